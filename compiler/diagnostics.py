@@ -1,0 +1,72 @@
+"""Diagnostics: gcc-style messages with the source line, carets and a hint; stable codes."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from wac.compiler.spans import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span | None
+    hint: str | None = None
+    severity: str = "error"
+
+    def render(self) -> str:
+        head = f"{self.severity}[{self.code}]: {self.message}"
+        if self.span is None:
+            out = [f"wac: {head}"]
+        else:
+            out = [f"{self.span.location}: {head}"]
+            text = self.span.source.line(self.span.line)
+            if text:
+                shown = text.expandtabs(4)
+                col = len(text[: self.span.column - 1].expandtabs(4))
+                if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
+                    width = len(text[self.span.column - 1 : self.span.end_column - 1].expandtabs(4))
+                else:
+                    width = 1
+                gutter = f"{self.span.line:>4} | "
+                out.append(gutter + shown)
+                out.append(" " * (len(gutter) - 2) + "| " + " " * col + "^" * max(width, 1))
+        if self.hint:
+            out.append(f"  = hint: {self.hint}")
+        return "\n".join(out)
+
+    def as_json(self) -> dict:
+        data: dict = {"code": self.code, "severity": self.severity, "message": self.message}
+        if self.span is not None:
+            data |= {
+                "file": self.span.source.display,
+                "line": self.span.line,
+                "column": self.span.column,
+                "end_line": self.span.end_line,
+                "end_column": self.span.end_column,
+            }
+        if self.hint:
+            data["hint"] = self.hint
+        return data
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    """A `did you mean ...?` hint for a misspelt name, or None."""
+    matches = difflib.get_close_matches(word, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean `{matches[0]}`?" if matches else None
+
+
+class Collector:
+    """Semantic passes report here; the pipeline stops after a pass that reported errors."""
+
+    def __init__(self) -> None:
+        self.items: list[Diagnostic] = []
+
+    def error(self, code: str, message: str, span: Span | None, hint: str | None = None) -> None:
+        self.items.append(Diagnostic(code, message, span, hint))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)

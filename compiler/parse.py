@@ -1,0 +1,315 @@
+"""Pass 1, parse: source bytes to the syntax tree (`wac.compiler.syntax`).
+
+Lark runs in LALR mode with the contextual lexer.  No `lark.Tree` and no lark exception
+leaves this module: syntax errors become diagnostics with a span, a caret and a hint.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from wac.compiler import syntax as S
+from wac.compiler.diagnostics import Diagnostic
+from wac.compiler.spans import Source, Span
+from wac.errors import SourceErrors
+
+_UNIT_RE = re.compile(r"^(.*?)[ \t]*(m/s|deg/s|deg|rad|cm|mm|ms|kg|m|s|g)?$")
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+MAX_NESTING = 64
+
+
+class _BracketNewlines:
+    """Post-lexer: newlines inside `()` and `[]` do not end a statement."""
+
+    always_accept = ("_NL",)
+
+    def process(self, stream):
+        depth = 0
+        for tok in stream:
+            if tok.type in ("LPAR", "LSQB"):
+                depth += 1
+            elif tok.type in ("RPAR", "RSQB"):
+                depth = max(0, depth - 1)
+            elif tok.type == "_NL" and depth:
+                continue
+            yield tok
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = resources.files("wac.grammar").joinpath("wac.lark").read_text(encoding="utf-8")
+    return Lark(
+        grammar,
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+        maybe_placeholders=False,
+        postlex=_BracketNewlines(),
+        strict=False,
+    )
+
+
+def _span(source: Source, meta) -> Span:
+    return Span(source, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tok_span(source: Source, tok: Token) -> Span:
+    return Span(source, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + 1)
+
+
+def unescape(raw: str, span: Span) -> str:
+    """Decode a string literal's escapes; an unknown escape is a diagnostic."""
+    out: list[str] = []
+    i = 1
+    end = len(raw) - 1
+    while i < end:
+        ch = raw[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        nxt = raw[i + 1]
+        if nxt in _ESCAPES:
+            out.append(_ESCAPES[nxt])
+            i += 2
+        elif nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", raw[i + 2 : i + 6] or ""):
+            out.append(chr(int(raw[i + 2 : i + 6], 16)))
+            i += 6
+        else:
+            col = span.column + i
+            bad = Span(span.source, span.line, col, span.line, col + 2)
+            raise SourceErrors(
+                (
+                    Diagnostic(
+                        "E004",
+                        f"unknown escape `\\{nxt}` in string",
+                        bad,
+                        'known escapes are \\" \\\\ \\n \\t \\r \\0 and \\uXXXX; write `\\\\` for a backslash',
+                    ),
+                )
+            )
+    return "".join(out)
+
+
+@v_args(meta=True)
+class _ToSyntax(Transformer):
+    def __init__(self, source: Source) -> None:
+        super().__init__(visit_tokens=False)
+        self.source = source
+
+    def _sp(self, meta) -> Span:
+        return _span(self.source, meta)
+
+    def start(self, meta, items):
+        return tuple(items)
+
+    def statement(self, meta, items):
+        label = None
+        block = None
+        words = []
+        for it in items:
+            if isinstance(it, tuple) and it and it[0] == "label":
+                label = it[1]
+            elif isinstance(it, tuple) and it and it[0] == "block":
+                block = it[1]
+            else:
+                words.append(it)
+        return S.Statement(label, tuple(words), block, self._sp(meta))
+
+    def label(self, meta, items):
+        tok = items[0]
+        return ("label", S.Name(str(tok), _tok_span(self.source, tok)))
+
+    def block(self, meta, items):
+        return ("block", tuple(items))
+
+    def name(self, meta, items):
+        tok = items[0]
+        return S.Name(str(tok), _tok_span(self.source, tok))
+
+    def quantity(self, meta, items):
+        tok = items[0]
+        return self._quantity(tok, negative=False)
+
+    def neg_quantity(self, meta, items):
+        q = self._quantity(items[0], negative=True)
+        return S.Quantity(q.value, q.unit, "-" + q.text, self._sp(meta))
+
+    def _quantity(self, tok: Token, negative: bool) -> S.Quantity:
+        text = str(tok)
+        m = _UNIT_RE.match(text)
+        number, unit = m.group(1), m.group(2)
+        value = float(number)
+        return S.Quantity(-value if negative else value, unit, text, _tok_span(self.source, tok))
+
+    def string(self, meta, items):
+        tok = items[0]
+        sp = _tok_span(self.source, tok)
+        return S.Str(unescape(str(tok), sp), sp)
+
+    def group(self, meta, items):
+        return S.Group(items[0], self._sp(meta))
+
+    def tuple(self, meta, items):
+        return S.Tuple(tuple(items), self._sp(meta))
+
+    def list(self, meta, items):
+        return S.List(tuple(items), self._sp(meta))
+
+    def add(self, meta, items):
+        return S.BinOp("+", items[0], items[1], self._sp(meta))
+
+    def sub(self, meta, items):
+        return S.BinOp("-", items[0], items[1], self._sp(meta))
+
+    def mul(self, meta, items):
+        return S.BinOp("*", items[0], items[1], self._sp(meta))
+
+    def div(self, meta, items):
+        return S.BinOp("/", items[0], items[1], self._sp(meta))
+
+    def neg(self, meta, items):
+        return S.Neg(items[0], self._sp(meta))
+
+
+_TOKEN_WORDS = {
+    "RBRACE": "`}`",
+    "LBRACE": "`{`",
+    "RPAR": "`)`",
+    "LPAR": "`(`",
+    "RSQB": "`]`",
+    "LSQB": "`[`",
+    "COLON": "`:`",
+    "COMMA": "`,`",
+    "SEMICOLON": "`;`",
+    "NAME": "a name",
+    "QUANTITY": "a number",
+    "STRING": "a string",
+    "MINUS": "`-`",
+    "PLUS": "`+`",
+    "STAR": "`*`",
+    "SLASH": "`/`",
+    "_NL": "end of line",
+    "$END": "end of file",
+}
+
+
+def _describe(types) -> str:
+    names = sorted({_TOKEN_WORDS.get(t, t) for t in types})
+    if len(names) > 6:
+        names = names[:6] + ["…"]
+    return ", ".join(names)
+
+
+def decode(data: bytes, source_display: str, path) -> Source:
+    """Decode UTF-8 source bytes; malformed bytes are a diagnostic, not a crash."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        prefix = data[: exc.start].decode("utf-8", errors="replace")
+        line = prefix.count("\n") + 1
+        col = len(prefix) - (prefix.rfind("\n") + 1) + 1
+        src = Source(path, source_display, data.decode("utf-8", errors="replace"))
+        raise SourceErrors(
+            (
+                Diagnostic(
+                    "E001",
+                    f"file is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+                    Span(src, line, col, line, col + 1),
+                    "save the file as UTF-8",
+                ),
+            )
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\0" in text:
+        idx = text.index("\0")
+        line = text.count("\n", 0, idx) + 1
+        col = idx - (text.rfind("\n", 0, idx) + 1) + 1
+        src = Source(path, source_display, text.replace("\0", " "))
+        raise SourceErrors(
+            (Diagnostic("E001", "file contains a NUL byte", Span(src, line, col, line, col + 1), "is this a binary file?"),)
+        )
+    return Source(path, source_display, text)
+
+
+def parse(source: Source) -> S.File:
+    """Parse one decoded source into its syntax tree, or raise `SourceErrors` (first error only)."""
+    text = source.text
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as exc:
+        raise SourceErrors((_syntax_diagnostic(source, exc),)) from None
+    except RecursionError:
+        raise SourceErrors(
+            (Diagnostic("E005", "expression or block nested too deeply", Span(source, 1, 1, 1, 2)),)
+        ) from None
+    try:
+        statements = _ToSyntax(source).transform(tree)
+    except RecursionError:
+        raise SourceErrors(
+            (Diagnostic("E005", "expression or block nested too deeply", Span(source, 1, 1, 1, 2)),)
+        ) from None
+    except Exception as exc:  # lark wraps transformer errors
+        inner = getattr(exc, "orig_exc", None)
+        if isinstance(inner, SourceErrors):
+            raise inner from None
+        raise
+    return S.File(source, statements)
+
+
+def _syntax_diagnostic(source: Source, exc: UnexpectedInput) -> Diagnostic:
+    line = max(1, getattr(exc, "line", 1) or 1)
+    column = max(1, getattr(exc, "column", 1) or 1)
+    if isinstance(exc, UnexpectedCharacters):
+        ch = source.text[exc.pos_in_stream] if exc.pos_in_stream < len(source.text) else "?"
+        span = Span(source, line, column, line, column + 1)
+        hint = None
+        if ch == "'":
+            hint = "strings use double quotes: \"like this\""
+        elif ch == '"':
+            hint = "this string is not closed before the end of the line"
+        elif ch in "=":
+            hint = "values follow their keyword without `=`: write `yaw 30 deg`"
+        elif ch == "{" or ch == "}":
+            hint = "check the braces around this block"
+        return Diagnostic("E002", f"unexpected character `{ch}`", span, hint)
+    if isinstance(exc, UnexpectedEOF):
+        last = len(source.text.splitlines()) or 1
+        span = Span(source, last, 1, last, 2)
+        return Diagnostic(
+            "E003",
+            "file ends too early",
+            span,
+            f"expected {_describe(exc.expected)}; is a closing `}}`, `)` or `]` missing?",
+        )
+    assert isinstance(exc, UnexpectedToken)
+    tok = exc.token
+    if tok.type == "$END":
+        last = len(source.text.splitlines()) or 1
+        span = Span(source, last, max(1, len(source.line(last))), last, max(2, len(source.line(last)) + 1))
+        return Diagnostic(
+            "E003", "file ends too early", span, "a closing `}`, `)` or `]` is missing"
+        )
+    shown = "end of line" if tok.type == "_NL" else f"`{tok}`"
+    span = Span(source, line, column, tok.end_line or line, (tok.end_column or column + 1) if tok.type != "_NL" else column + 1)
+    expected = exc.expected or set()
+    hint = None
+    if tok.type == "_NL" and expected & {"RPAR", "RSQB", "COMMA"}:
+        hint = "a bracket is not closed"
+    elif tok.type == "RBRACE" and "RBRACE" not in expected:
+        hint = "this `}` has no matching `{`"
+    elif tok.type == "COLON":
+        hint = "a label (`name:`) must start the statement: `sack_1: sack at (1, 2)`"
+    elif tok.type == "LBRACE":
+        hint = "a block `{` must follow a statement's words on the same line"
+    elif expected:
+        hint = f"expected {_describe(expected)}"
+    return Diagnostic("E002", f"unexpected {shown}", span, hint)

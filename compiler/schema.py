@@ -1,0 +1,305 @@
+"""The statements of the language: which words each statement takes and of what type.
+
+The grammar fixes only the shape of a statement (words and an optional block); this table
+gives them meaning.  The AST pass (`elaborate`) reads statements against it, and the
+language reference in docs/ is checked against it by a test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Value types.  Units: length m|cm|mm (bare = m); angle deg|rad (required);
+# duration s|ms (required); speed m/s; rate deg/s; mass kg|g (required).
+LENGTH = "length"
+ANGLE = "angle"
+DURATION = "duration"
+SPEED = "speed"
+RATE = "rate"
+MASS = "mass"
+NUMBER = "number"
+INT = "int"
+FRACTION = "fraction"
+STRING = "string"
+COLOR = "color"
+BOOL = "bool"
+WORD = "word"  # a bare identifier (an era, a kind, …)
+VEC2 = "vec2"  # (x, y) lengths
+VEC3 = "vec3"  # (x, y, z) lengths
+POS = "pos"  # (x, y) or (x, y, z) lengths
+SCALE = "scale"  # a factor or (fx, fy, fz)
+STRINGS = "strings"  # a string or a list of strings
+WORDS = "words"  # a list of bare identifiers
+POLYGON = "polygon"  # a list of (x, y)
+OBJECT = "object"  # reference to an object id
+OBJECTS = "objects"  # list of object ids
+PART = "part"
+MATERIAL = "material"
+PREFAB = "prefab"
+ENUM = "enum"
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """One `key value` clause of an object, part, light, … ."""
+
+    key: str
+    type: str
+    doc: str
+    choices: tuple[str, ...] = ()
+    min: float | None = None
+    max: float | None = None
+
+
+def _c(key: str, type_: str, doc: str, choices: tuple[str, ...] = (), lo=None, hi=None) -> Clause:
+    return Clause(key, type_, doc, choices, lo, hi)
+
+
+SCENE_TYPES = ("indoor", "urban", "historical", "industrial", "natural")
+ERAS = ("any", "prehistoric", "ancient", "medieval", "early_modern", "industrial", "modern")
+# First and last year of each era; anachronism checks compare these.
+ERA_YEARS = {
+    "prehistoric": (-100000, -3000),
+    "ancient": (-3000, 500),
+    "medieval": (500, 1500),
+    "early_modern": (1500, 1800),
+    "industrial": (1800, 1945),
+    "modern": (1945, 2100),
+}
+INTERACTIONS = ("open", "toggle", "push", "pick_up")
+SHAPES = ("box", "cylinder", "sphere", "capsule", "cone", "mesh")
+
+# Clauses shared by placed things (objects and parts).
+PLACEMENT = (
+    _c("at", POS, "position of the base centre: (x, y) on the ground or support, or (x, y, z)"),
+    _c("yaw", ANGLE, "heading; 0 deg faces +x, positive turns counter-clockwise", lo=-360, hi=360),
+    _c("pitch", ANGLE, "rotation about the object's y axis", lo=-360, hi=360),
+    _c("roll", ANGLE, "rotation about the object's x axis", lo=-360, hi=360),
+    _c("material", MATERIAL, "surface material (built-in or declared with `material`)"),
+    _c("color", COLOR, 'colour: "#rrggbb" or a colour name; tints the material'),
+    _c("solid", BOOL, "whether it blocks movement (default yes)"),
+)
+SHAPE_SIZE = (
+    _c("size", VEC3, "box size (x, y, z)", lo=0.001, hi=1000),
+    _c("radius", LENGTH, "radius of a cylinder, sphere, capsule or cone", lo=0.001, hi=500),
+    _c("height", LENGTH, "height of a cylinder, capsule or cone", lo=0.001, hi=1000),
+    _c("file", STRING, "mesh file (OBJ, STL, PLY, GLB) inside the project root"),
+)
+
+OBJECT_CLAUSES = PLACEMENT + SHAPE_SIZE + (
+    _c("on", OBJECT, "rests on top of this object; the compiler computes the height"),
+    _c("scale", SCALE, "uniform factor or (fx, fy, fz)", lo=0.01, hi=100),
+    _c("name", STRING, "human name used in rubrics and reports (default: the prefab's)"),
+    _c("synonyms", STRINGS, "other names a report may use"),
+    _c("kind", WORD, "semantic kind: furniture, container, vegetation, …"),
+    _c("era", WORD, "era the object belongs to", choices=ERAS),
+    _c("tags", WORDS, "free semantic tags"),
+    _c("mass", MASS, "makes the object dynamic (it can be pushed, tipped, rolled)", lo=0.001, hi=100000),
+    _c("interact", ENUM, "what the agent can do to it", choices=INTERACTIONS),
+    _c("lit", BOOL, "for objects with a light: whether it is on"),
+    _c("open", BOOL, "for doors: whether it starts open"),
+    _c("open_time", DURATION, "for doors: how long opening or closing takes", lo=0.05, hi=30),
+    _c("liquid", BOOL, "water or a pit: the agent sinks into it instead of walking on it"),
+    _c("depth", LENGTH, "for liquids: how deep the agent sinks", lo=0.05, hi=5),
+)
+
+PART_CLAUSES = PLACEMENT + SHAPE_SIZE + (
+    _c("hinge", VEC2, "the part swings about a vertical axis through this point when opened"),
+    _c("swing", ANGLE, "how far a hinged part swings (default 90 deg)", lo=-180, hi=180),
+    _c("emits", NUMBER, "the part is a light source of this intensity while the object is lit", lo=0, hi=100),
+    _c("light_range", LENGTH, "reach of the part's light", lo=0.1, hi=200),
+    _c("light_color", COLOR, "colour of the part's light"),
+    _c("spin", RATE, "the part turns continuously at this rate", lo=-7200, hi=7200),
+    _c("spin_axis", ENUM, "axis of the spin, in the part's frame", choices=("x", "y", "z")),
+)
+
+LIGHT_CLAUSES = (
+    _c("at", VEC3, "position (x, y, z)"),
+    _c("color", COLOR, "light colour"),
+    _c("intensity", NUMBER, "brightness (1 = a street lamp)", lo=0, hi=100),
+    _c("range", LENGTH, "reach", lo=0.1, hi=500),
+    _c("on", BOOL, "whether it is on"),
+)
+
+MATERIAL_CLAUSES = (
+    _c("color", COLOR, "base colour"),
+    _c("roughness", FRACTION, "0 = mirror, 1 = matte", lo=0, hi=1),
+    _c("metallic", FRACTION, "0 = dielectric, 1 = metal", lo=0, hi=1),
+    _c("opacity", FRACTION, "1 = opaque", lo=0, hi=1),
+    _c("texture", ENUM, "procedural pattern", choices=("none", "grain", "brick", "tiles", "checker", "noise", "stripes")),
+    _c("category", WORD, "what kind of material it is (wood, metal, glass, …)"),
+)
+
+SUN_CLAUSES = (
+    _c("azimuth", ANGLE, "direction the sunlight comes from, measured like yaw", lo=-360, hi=360),
+    _c("elevation", ANGLE, "height of the sun above the horizon", lo=1, hi=90),
+    _c("intensity", NUMBER, "brightness", lo=0, hi=10),
+    _c("color", COLOR, "sunlight colour"),
+)
+
+DAY_NIGHT_CLAUSES = (
+    _c("period", DURATION, "length of a full day", lo=1, hi=86400),
+    _c("transition", ENUM, "how light changes", choices=("gradual", "abrupt")),
+    _c("phase", FRACTION, "time of day at the start (0.25 = noon, 0.75 = midnight)", lo=0, hi=1),
+)
+
+GROUND_CLAUSES = (_c("size", VEC2, "extent (x, y) of the ground", lo=1, hi=10000),)
+
+START_CLAUSES = (
+    _c("at", VEC2, "start position (x, y)"),
+    _c("yaw", ANGLE, "start heading", lo=-360, hi=360),
+    _c("pitch", ANGLE, "start pitch; positive looks down", lo=-90, hi=90),
+)
+
+BOUNDS_CLAUSES = (
+    _c("from", VEC2, "one corner of a rectangle"),
+    _c("to", VEC2, "the opposite corner"),
+    _c("polygon", POLYGON, "a polygon [(x, y), …] instead of a rectangle"),
+)
+
+TRIGGERS = {
+    # name -> clauses it takes
+    "revisit": (
+        _c("away", DURATION, "out of view for at least this long", lo=0, hi=3600),
+        _c("leave", LENGTH, "or moved at least this far away", lo=0.5, hi=1000),
+        _c("seen_within", LENGTH, "it counts as seen only within this distance", lo=0.5, hi=1000),
+        _c("repeat", BOOL, "fire on every revisit, toggling back and forth"),
+    ),
+    "look_away": (
+        _c("seen_within", LENGTH, "it counts as seen only within this distance", lo=0.5, hi=1000),
+        _c("repeat", BOOL, "fire every time the agent looks away"),
+    ),
+    "leave": (
+        _c("enter", LENGTH, "arms when the agent comes this close", lo=0.5, hi=1000),
+        _c("exit", LENGTH, "fires when it then goes this far away", lo=0.5, hi=1000),
+        _c("repeat", BOOL, "fire on every leave, toggling back and forth"),
+    ),
+    "after": (),  # after DURATION
+    "every": (),  # every DURATION
+    "beyond": (),  # beyond LENGTH
+    "within": (),  # within LENGTH
+    "contact": (),
+    "interact": (),
+}
+TRIGGER_ARG = {"after": DURATION, "every": DURATION, "beyond": LENGTH, "within": LENGTH}
+TRIGGER_CLASS = {
+    "revisit": "temporal",
+    "look_away": "temporal",
+    "leave": "temporal",
+    "after": "temporal",
+    "every": "temporal",
+    "beyond": "distance",
+    "within": "distance",
+    "contact": "contact",
+    "interact": "interact",
+}
+LEADING_TRIGGERS = {"on_revisit": "revisit", "on_look_away": "look_away", "on_contact": "contact", "on_interact": "interact"}
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A statement keyword in some context: its positional arguments and its clauses."""
+
+    keyword: str
+    doc: str
+    positional: tuple[tuple[str, str], ...] = ()  # (name, type)
+    clauses: tuple[Clause, ...] = ()
+    block: str | None = None  # context of the block's statements, if it takes one
+    repeatable: bool = False
+    example: str = ""
+
+
+FILE_STATEMENTS = (
+    Statement("import", "read another file of the project (path relative to this file)", (("path", STRING),),
+              example='import "../scenes/market.wa"', repeatable=True),
+    Statement("scene", "declare a clean scene", (("name", WORD),), block="scene", repeatable=True,
+              example="scene market { … }"),
+    Statement("task", "declare a task on a scene: `task NAME on SCENE { … }`", (("name", WORD),),
+              (_c("on", WORD, "the scene the task uses"),), block="task", repeatable=True,
+              example="task floating_sacks on market { … }"),
+    Statement("prefab", "declare a prefab: a reusable object built from parts", (("name", WORD),), block="prefab",
+              repeatable=True, example="prefab stool { … }"),
+    Statement("material", "declare a material", (("name", WORD),), MATERIAL_CLAUSES, repeatable=True,
+              example='material oak color "#8a5a2b" roughness 0.8 category wood'),
+)
+
+SCENE_STATEMENTS = (
+    Statement("description", "what the auditor is told about the scene", (("text", STRING),),
+              example='description "A medieval village market with stalls and grain sacks."'),
+    Statement("type", "scene type", (("type", ENUM),), example="type historical"),
+    Statement("era", "historical era of the scene", (("era", WORD),), example="era medieval"),
+    Statement("ground", "ground material and size", (("material", MATERIAL),), GROUND_CLAUSES,
+              example="ground grass size (40, 40)"),
+    Statement("sky", "sky colour", (("color", COLOR),), example='sky "#9ec3e6"'),
+    Statement("ambient", "ambient light level", (("level", FRACTION),), example="ambient 0.35"),
+    Statement("sun", "the sun", (), SUN_CLAUSES, example="sun azimuth 135 deg elevation 50 deg"),
+    Statement("no_sun", "an indoor scene without sunlight", (), example="no_sun"),
+    Statement("day_night", "a day-night cycle", (), DAY_NIGHT_CLAUSES, example="day_night period 60 s"),
+    Statement("light", "a point light", (("id", WORD),), LIGHT_CLAUSES, repeatable=True,
+              example='light lantern_glow at (2, 3, 2.5) intensity 0.8 range 6 m'),
+    Statement("bounds", "where the agent may go (default for the scene's tasks)", (), BOUNDS_CLAUSES,
+              example="bounds from (-10, -10) to (10, 10)"),
+    Statement("start", "where the agent starts (default for the scene's tasks)", (), START_CLAUSES,
+              example="start at (0, -8) yaw 90 deg"),
+    Statement("benign", "a deliberate oddity that is not a defect", (("object", OBJECT),),
+              (_c("reason", STRING, "why it is normal"),), repeatable=True,
+              example='benign sign_3 reason "the sign leans on purpose"'),
+    Statement("interact", "let the agent interact with an object", (("object", OBJECT), ("action", ENUM)),
+              repeatable=True, example="interact door_1 open"),
+)
+
+TASK_STATEMENTS = (
+    Statement("description", "overrides the scene's description for this task", (("text", STRING),)),
+    Statement("hint", "anomaly-type hint shown to the auditor (default: the category's name)", (("text", STRING),),
+              example='hint "Missing support / floating"'),
+    Statement("difficulty", "expected difficulty", (("level", ENUM),), example="difficulty medium"),
+    Statement("tags", "free tags", (("tags", WORDS),), example="tags [demo, market]"),
+    Statement("example", "an in-context demonstration task, excluded from evaluation", (("flag", BOOL),),
+              example="example yes"),
+    Statement("budget", "action budget", (("actions", INT),), example="budget 40"),
+    Statement("multi_anomaly", "allow several anomaly statements (the paper's §6.2 study)", (("flag", BOOL),),
+              example="multi_anomaly yes"),
+    Statement("bounds", "where the agent may go", (), BOUNDS_CLAUSES, example="bounds from (-6, -6) to (6, 6)"),
+    Statement("start", "where the agent starts", (), START_CLAUSES, example="start at (0, -5) yaw 90 deg"),
+    Statement("interact", "let the agent interact with an object", (("object", OBJECT), ("action", ENUM)),
+              repeatable=True, example="interact basket_1 pick_up"),
+    Statement("anomaly", "the implanted anomaly (see the operator table)", (), repeatable=True,
+              example="anomaly float sack_2 by 0.4 m"),
+)
+
+PREFAB_STATEMENTS = (
+    Statement("description", "what the prefab is", (("text", STRING),)),
+    Statement("name", "default human name of its instances", (("text", STRING),), example='name "wooden chair"'),
+    Statement("synonyms", "default synonyms", (("names", STRINGS),), example='synonyms ["seat"]'),
+    Statement("kind", "semantic kind", (("kind", WORD),), example="kind furniture"),
+    Statement("era", "era it belongs to", (("era", WORD),), example="era modern"),
+    Statement("scene_types", "scene types it suits", (("types", WORDS),), example="scene_types [indoor, urban]"),
+    Statement("tags", "semantic tags", (("tags", WORDS),)),
+    Statement("param", "a parameter with its default; parts may use it in expressions", (("name", WORD), ("default", "any")),
+              repeatable=True, example="param seat_height 0.45 m"),
+    Statement("material", "default material of its parts", (("material", MATERIAL),), example="material wood"),
+    Statement("color", "default colour of its parts", (("color", COLOR),)),
+    Statement("solid", "whether instances block movement", (("flag", BOOL),)),
+    Statement("mass", "default mass (instances are dynamic)", (("mass", MASS),), example="mass 12 kg"),
+    Statement("interact", "default interaction", (("action", ENUM),), example="interact open"),
+    Statement("lit", "default lit state for prefabs with emitting parts", (("flag", BOOL),)),
+    Statement("open_time", "for doors: default opening time", (("time", DURATION),)),
+    Statement("upright", "whether it has a natural up side (invert/tilt make sense)", (("flag", BOOL),)),
+    Statement("liquid", "instances are liquids or pits the agent sinks into", (("flag", BOOL),)),
+)
+
+CONTEXTS = {
+    "file": {s.keyword: s for s in FILE_STATEMENTS},
+    "scene": {s.keyword: s for s in SCENE_STATEMENTS},
+    "task": {s.keyword: s for s in TASK_STATEMENTS},
+    "prefab": {s.keyword: s for s in PREFAB_STATEMENTS},
+}
+ENUMS = {
+    ("scene", "type"): SCENE_TYPES,
+    ("task", "difficulty"): ("easy", "medium", "hard"),
+    ("scene", "interact"): INTERACTIONS,
+    ("task", "interact"): INTERACTIONS,
+    ("prefab", "interact"): INTERACTIONS,
+}
+OBJECT_CLAUSE_MAP = {c.key: c for c in OBJECT_CLAUSES}
+PART_CLAUSE_MAP = {c.key: c for c in PART_CLAUSES}

@@ -1,0 +1,1 @@
+"""The Lark grammar of the wac language (`wac.lark`), shipped as package data."""

@@ -1,0 +1,200 @@
+"""The taxonomy registry: 15 categories in 5 families and the operators that implant them.
+
+Loaded once from the YAML files beside this module (`categories.yaml`, `operators.yaml`);
+docs tables, rubric templates, operator checks and self-check plans all read from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+
+class Family(StrEnum):
+    static_physics = "static_physics"
+    interactive_physics = "interactive_physics"
+    spatial_consistency = "spatial_consistency"
+    temporal_consistency = "temporal_consistency"
+    semantic_consistency = "semantic_consistency"
+
+
+class Category(StrEnum):
+    missing_support = "missing_support"
+    intersection = "intersection"
+    scale = "scale"
+    missing_collision = "missing_collision"
+    unexpected_collision = "unexpected_collision"
+    abnormal_trajectory = "abnormal_trajectory"
+    visibility = "visibility"
+    view_dependent = "view_dependent"
+    shadow_lighting = "shadow_lighting"
+    material = "material"
+    existence = "existence"
+    static_attribute = "static_attribute"
+    operational_state = "operational_state"
+    improper_configuration = "improper_configuration"
+    historical = "historical"
+
+
+@dataclass(frozen=True, slots=True)
+class FamilySpec:
+    id: Family
+    name: str
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Demo:
+    """An in-context demonstration: figure captions and a reference explanation."""
+
+    task: str  # file name under taxonomy/examples/
+    figures: tuple[str, ...]
+    explanation: str
+
+
+@dataclass(frozen=True, slots=True)
+class CategorySpec:
+    id: Category
+    family: Family
+    name: str  # as Table 8 of the paper names it
+    code: str  # short code, e.g. SP-MS
+    definition: str
+    evidence: tuple[str, ...]  # single_view, several_views, interaction, revisit, time
+    dynamic: bool  # judged as a dynamic bug: the change and its condition must be described
+    hint: str  # default anomaly-type hint given to the auditor
+    observable: str  # what the self-check measures
+    plan: str  # self-check plan kind
+    defect_terms: tuple[str, ...]
+    demo: Demo
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    type: str
+    required: bool
+    default: object
+    min: float | None
+    max: float | None
+    choices: tuple[str, ...]
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorSpec:
+    name: str
+    categories: tuple[tuple[str, Category], ...]  # trigger class -> category
+    operand: str  # object | objects | new_object | none
+    triggers: tuple[str, ...]
+    requires: tuple[str, ...]
+    params: tuple[Param, ...]
+    summary: str
+    rubric: tuple[tuple[str, str], ...]  # (target|expected|inspection, template)
+    defect_terms: tuple[str, ...]
+    reference: tuple[str, ...]
+
+    def category_for(self, trigger_class: str) -> Category | None:
+        return dict(self.categories).get(trigger_class)
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def template(self, key: str) -> str:
+        return dict(self.rubric)[key]
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    families: tuple[FamilySpec, ...]
+    categories: tuple[CategorySpec, ...]
+    operators: tuple[OperatorSpec, ...]
+    out_of_scope: tuple[tuple[str, str], ...]  # reference bug type -> why wac leaves it out
+
+    def category(self, cid: str) -> CategorySpec:
+        return next(c for c in self.categories if c.id == cid)
+
+    def family(self, fid: str) -> FamilySpec:
+        return next(f for f in self.families if f.id == fid)
+
+    def operator(self, name: str) -> OperatorSpec | None:
+        return next((o for o in self.operators if o.name == name), None)
+
+    def operators_for(self, cid: str) -> tuple[OperatorSpec, ...]:
+        return tuple(o for o in self.operators if any(c == cid for _, c in o.categories))
+
+
+def _load_yaml(name: str):
+    text = resources.files("wac.taxonomy").joinpath(name).read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def _param(name: str, spec: dict) -> Param:
+    default = spec.get("default")
+    if isinstance(default, list):
+        default = tuple(default)
+    return Param(
+        name=name,
+        type=spec["type"],
+        required=bool(spec.get("required", False)),
+        default=default,
+        min=spec.get("min"),
+        max=spec.get("max"),
+        choices=tuple(spec.get("choices", ())),
+        doc=spec.get("doc", ""),
+    )
+
+
+def _operator(name: str, spec: dict) -> OperatorSpec:
+    if "categories" in spec:
+        cats = tuple((k, Category(v)) for k, v in spec["categories"].items())
+    else:
+        cats = tuple((t, Category(spec["category"])) for t in spec["triggers"])
+    return OperatorSpec(
+        name=name,
+        categories=cats,
+        operand=spec["operand"],
+        triggers=tuple(spec["triggers"]),
+        requires=tuple(spec.get("requires", ())),
+        params=tuple(_param(k, v) for k, v in (spec.get("params") or {}).items()),
+        summary=spec["summary"],
+        rubric=tuple((k, str(v)) for k, v in spec["rubric"].items()),
+        defect_terms=tuple(spec.get("defect_terms", ())),
+        reference=tuple(spec.get("reference", ())),
+    )
+
+
+@lru_cache(maxsize=1)
+def registry() -> Registry:
+    cats = _load_yaml("categories.yaml")
+    ops = _load_yaml("operators.yaml")
+    families = tuple(
+        FamilySpec(Family(f["id"]), f["name"], f["description"].strip()) for f in cats["families"]
+    )
+    categories = tuple(
+        CategorySpec(
+            id=Category(c["id"]),
+            family=Family(c["family"]),
+            name=c["name"],
+            code=c["code"],
+            definition=c["definition"].strip(),
+            evidence=tuple(c["evidence"]),
+            dynamic=bool(c["dynamic"]),
+            hint=c.get("hint", c["name"]),
+            observable=c["observable"],
+            plan=c["plan"],
+            defect_terms=tuple(c.get("defect_terms", ())),
+            demo=Demo(
+                task=c["demo"]["task"],
+                figures=tuple(c["demo"]["figures"]),
+                explanation=c["demo"]["explanation"].strip(),
+            ),
+        )
+        for c in cats["categories"]
+    )
+    operators = tuple(_operator(k, v) for k, v in ops.items())
+    oos = tuple((k, v) for k, v in (cats.get("out_of_scope") or {}).items())
+    return Registry(families, categories, operators, oos)
