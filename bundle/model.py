@@ -103,11 +103,14 @@ class SceneObject(Model):
     dynamic: bool = False
     mass_kg: float = 0.0  # 0 for static bodies
     support: str | None = None  # id of the object it rests on; None = the ground
+    attached_to: str | None = None  # set into or fixed to this object (a window in a wall): may touch or overlap it
     interactions: tuple[Interaction, ...] = ()
     lit: bool | None = None  # None: has no light; else whether its emitters are on
     open: bool | None = None  # None: cannot open; else initial state
     open_time_s: float = 1.0
     visible: bool = True
+    liquid_depth_m: float | None = None  # water or a pit: the agent sinks this deep into it
+    upright: bool = True  # has a natural up side (inverting or tilting it is a defect)
     aabb_min: Vec3  # world-space bounds, for checks, coverage and metrics
     aabb_max: Vec3
 

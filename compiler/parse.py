@@ -12,10 +12,10 @@ from importlib import resources
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-
 from wac.compiler import syntax as S
 from wac.compiler.diagnostics import Diagnostic
 from wac.compiler.spans import Source, Span
+
 from wac.errors import SourceErrors
 
 _UNIT_RE = re.compile(r"^(.*?)[ \t]*(m/s|deg/s|deg|rad|cm|mm|ms|kg|m|s|g)?$")
@@ -313,3 +313,23 @@ def _syntax_diagnostic(source: Source, exc: UnexpectedInput) -> Diagnostic:
     elif expected:
         hint = f"expected {_describe(expected)}"
     return Diagnostic("E002", f"unexpected {shown}", span, hint)
+
+
+def parse_comments(source: Source) -> list[tuple[int, str]]:
+    """The comments of a source as (line, text), for the formatter."""
+    comments: list[tuple[int, str]] = []
+    text = source.text if source.text.endswith("\n") else source.text + "\n"
+    _comment_parser().parse(text)
+    comments = [(tok.line, str(tok).rstrip()) for tok in _COMMENTS]
+    _COMMENTS.clear()
+    return comments
+
+
+_COMMENTS: list = []
+
+
+@lru_cache(maxsize=1)
+def _comment_parser() -> Lark:
+    grammar = resources.files("wac.grammar").joinpath("wac.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", lexer="contextual", postlex=_BracketNewlines(),
+                lexer_callbacks={"COMMENT": _COMMENTS.append})

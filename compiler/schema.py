@@ -7,7 +7,7 @@ language reference in docs/ is checked against it by a test.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # Value types.  Units: length m|cm|mm (bare = m); angle deg|rad (required);
 # duration s|ms (required); speed m/s; rate deg/s; mass kg|g (required).
@@ -88,6 +88,7 @@ SHAPE_SIZE = (
 
 OBJECT_CLAUSES = PLACEMENT + SHAPE_SIZE + (
     _c("on", OBJECT, "rests on top of this object; the compiler computes the height"),
+    _c("attached_to", OBJECT, "set into or fixed to this object (a window in a wall, a sign on a post): they may overlap"),
     _c("scale", SCALE, "uniform factor or (fx, fy, fz)", lo=0.01, hi=100),
     _c("name", STRING, "human name used in rubrics and reports (default: the prefab's)"),
     _c("synonyms", STRINGS, "other names a report may use"),

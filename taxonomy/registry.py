@@ -162,7 +162,7 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
         params=tuple(_param(k, v) for k, v in (spec.get("params") or {}).items()),
         summary=spec["summary"],
         rubric=tuple((k, str(v)) for k, v in spec["rubric"].items()),
-        defect_terms=tuple(spec.get("defect_terms", ())),
+        defect_terms=tuple(str(t) for t in spec.get("defect_terms", ())),
         reference=tuple(spec.get("reference", ())),
     )
 
@@ -186,7 +186,7 @@ def registry() -> Registry:
             hint=c.get("hint", c["name"]),
             observable=c["observable"],
             plan=c["plan"],
-            defect_terms=tuple(c.get("defect_terms", ())),
+            defect_terms=tuple(str(t) for t in c.get("defect_terms", ())),
             demo=Demo(
                 task=c["demo"]["task"],
                 figures=tuple(c["demo"]["figures"]),

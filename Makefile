@@ -1,0 +1,26 @@
+# The README's two commands: `make run` (build the shipped tasks and check them) and `make test`.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+WAC    := $(VENV)/bin/wac
+
+.PHONY: run test lint clean
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev,runtime]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(WAC) check tasks_src/ taxonomy/examples/
+	$(WAC) build tasks_src/ -o build/
+	$(WAC) build taxonomy/examples/ -o build/examples/
+
+test: $(VENV)/.installed
+	$(PY) -m pytest
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf build/

@@ -1,0 +1,308 @@
+"""Pass 4b, assemble: place a scene's objects (supports first) and build the clean scene.
+
+Turns the scene's and task's declarations into the bundle's `Scene` and `Exploration`:
+objects with world positions and bounds, lights, sun, day-night cycle, bounds and start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from wac.bundle import model as B
+from wac.compiler import nodes as N
+from wac.compiler import schema as T
+from wac.compiler.diagnostics import Collector, did_you_mean
+from wac.compiler.layout import Layout, world_bounds
+from wac.compiler.values import Evaluator
+
+FOOTPRINT_SLACK_M = 0.05
+
+
+@dataclass
+class Built:
+    """The clean world of one task, with the declarations it came from."""
+
+    scene: B.Scene
+    exploration: B.Exploration
+    objects: dict[str, B.SceneObject]
+    things: dict[str, N.Thing]
+    interactions: dict[str, set[str]]
+
+
+def place_objects(things: list[tuple[N.Thing, Path]], layout: Layout, diag: Collector,
+                  interact: dict[str, set[str]], existing: dict[str, B.SceneObject] | None = None) -> dict[str, B.SceneObject]:
+    """Place declared objects, supports before what rests on them."""
+    placed: dict[str, B.SceneObject] = dict(existing or {})
+    pending: dict[str, tuple[N.Thing, Path, dict, tuple[B.Part, ...]]] = {}
+    first_seen: dict[str, N.Thing] = {}
+    for thing, file in things:
+        if thing.id in placed or thing.id in pending:
+            prev = first_seen.get(thing.id)
+            where = f"the first is at {prev.span.location}" if prev else "it is already declared by the scene"
+            diag.error("E409", f"object `{thing.id}` is declared twice", thing.id_span, f"{where}; rename one")
+            continue
+        first_seen[thing.id] = thing
+        built = layout.build(thing, file)
+        if built is None:
+            continue
+        values, parts = built
+        pending[thing.id] = (thing, file, values, parts)
+    visiting: set[str] = set()
+
+    def place(oid: str) -> B.SceneObject | None:
+        if oid in placed:
+            return placed[oid]
+        if oid not in pending:
+            return None
+        if oid in visiting:
+            thing = pending[oid][0]
+            diag.error("E410", f"`{oid}` rests on itself through a chain of `on` clauses", thing.span,
+                       "one object in the chain must stand on the ground")
+            return None
+        visiting.add(oid)
+        thing, _file, values, parts = pending[oid]
+        support = None
+        sup_name = values.get("on")
+        if sup_name is not None:
+            support = place(sup_name)
+            if support is None and sup_name not in pending:
+                clause = thing.clause("on")
+                diag.error("E411", f"`{oid}` is `on` unknown object `{sup_name}`", clause.value.span if clause else thing.span,
+                           did_you_mean(sup_name, list(placed) + list(pending)))
+            if support is None:
+                visiting.discard(oid)
+                return None
+        obj = make_object(thing, values, parts, support, interact.get(oid, set()), diag)
+        visiting.discard(oid)
+        if obj is not None:
+            placed[oid] = obj
+        return obj
+
+    for oid in pending:
+        place(oid)
+    return placed
+
+
+def make_object(thing: N.Thing, values: dict, parts: tuple[B.Part, ...], support: B.SceneObject | None,
+                extra_interactions: set[str], diag: Collector) -> B.SceneObject | None:
+    defaults = values.get("_defaults", {})
+    at = values.get("at")
+    yaw, pitch, roll = values.get("yaw", 0.0), values.get("pitch", 0.0), values.get("roll", 0.0)
+    scale = values.get("scale", (1.0, 1.0, 1.0))
+    # base of the object's bounds in its own frame (prefab parts may start below or above 0)
+    lo, _ = world_bounds(parts, (0.0, 0.0, 0.0), (yaw, pitch, roll), scale)
+    if support is not None:
+        if at is None:
+            x = (support.aabb_min[0] + support.aabb_max[0]) / 2
+            y = (support.aabb_min[1] + support.aabb_max[1]) / 2
+        else:
+            x, y = at[0], at[1]
+            s = FOOTPRINT_SLACK_M
+            if not (support.aabb_min[0] - s <= x <= support.aabb_max[0] + s and support.aabb_min[1] - s <= y <= support.aabb_max[1] + s):
+                clause = thing.clause("at")
+                diag.error("E412", f"`{thing.id}` is `on {support.id}` but ({x:g}, {y:g}) is outside {support.id}'s footprint",
+                           clause.value.span if clause else thing.span,
+                           f"{support.id} spans x {support.aabb_min[0]:.2f}..{support.aabb_max[0]:.2f}, "
+                           f"y {support.aabb_min[1]:.2f}..{support.aabb_max[1]:.2f}; or drop `at` to centre it")
+                return None
+            if len(at) == 3:
+                clause = thing.clause("at")
+                diag.error("E413", f"`{thing.id}` gives both a height and `on {support.id}`",
+                           clause.value.span if clause else thing.span, "drop the z coordinate; `on` computes it")
+                return None
+        z = support.aabb_max[2] - lo[2]
+    else:
+        if at is None:
+            diag.error("E414", f"object `{thing.id}` needs a position", thing.id_span,
+                       "add `at (x, y)` or `on OTHER_OBJECT`")
+            return None
+        x, y = at[0], at[1]
+        z = (at[2] if len(at) == 3 else 0.0) - lo[2]
+    position = (round(x, 6), round(y, 6), round(z, 6))
+    aabb_min, aabb_max = world_bounds(parts, position, (yaw, pitch, roll), scale)
+    mass = values.get("mass", defaults.get("mass"))
+    interactions = set(extra_interactions)
+    if values.get("interact") or defaults.get("interact"):
+        interactions.add(values.get("interact") or defaults.get("interact"))
+    has_light = any(p.emitter for p in parts)
+    has_hinge = any(p.hinge for p in parts)
+    lit = None
+    if has_light:
+        lit = values.get("lit", defaults.get("lit", True))
+        lit = True if lit is None else lit
+    opened = values.get("open", False) if has_hinge else None
+    liquid = values.get("liquid", defaults.get("liquid", False))
+    solid = values.get("solid", defaults.get("solid", True))
+    if liquid:
+        solid = False
+    synonyms = values.get("synonyms", defaults.get("synonyms", ()))
+    tags = tuple(values.get("tags", defaults.get("tags", ()))) + (("liquid",) if liquid else ())
+    name = values.get("name") or defaults.get("name") or values.get("_prefab", thing.id).replace("_", " ")
+    if not solid:
+        parts = tuple(p.model_copy(update={"solid": False}) for p in parts)
+    return B.SceneObject(
+        id=thing.id,
+        name=name,
+        synonyms=tuple(synonyms or ()),
+        prefab=values.get("_prefab"),
+        kind=values.get("kind") or defaults.get("kind") or ("liquid" if liquid else "object"),
+        era=values.get("era") or defaults.get("era") or "any",
+        tags=tags,
+        position=position,
+        rotation_deg=(yaw, pitch, roll),
+        scale=tuple(scale),
+        parts=parts,
+        solid=bool(solid) and any(p.solid for p in parts),
+        dynamic=mass is not None,
+        mass_kg=float(mass or 0.0),
+        support=support.id if support else None,
+        attached_to=values.get("attached_to"),
+        interactions=tuple(sorted(B.Interaction(i) for i in interactions)),
+        lit=lit,
+        open=opened,
+        open_time_s=values.get("open_time", defaults.get("open_time", 1.0)) or 1.0,
+        liquid_depth_m=(values.get("depth", 0.8) if liquid else None),
+        upright=bool(defaults.get("upright", True) if defaults.get("upright") is not None else True),
+        aabb_min=aabb_min,
+        aabb_max=aabb_max,
+    )
+
+
+def settings(body: N.Body, context: str, ev: Evaluator) -> dict[str, dict]:
+    """Evaluate the simple statements of a scene or task body: keyword -> {arg/clause: value}."""
+    out: dict[str, dict] = {}
+    table = T.CONTEXTS[context]
+    for st in body.settings:
+        spec = table[st.keyword]
+        vals: dict = {}
+        for (pname, ptype), word in zip(spec.positional, st.args, strict=False):
+            choices = T.ENUMS.get((context, st.keyword), ())
+            if st.keyword == "interact" and pname == "action":
+                choices = T.INTERACTIONS
+            if st.keyword == "era":
+                choices = T.ERAS
+            vals[pname] = ev.value(word, ptype, f"`{st.keyword}`", choices=choices)
+        cmap = {c.key: c for c in spec.clauses}
+        for cl in st.clauses:
+            c = cmap[cl.key]
+            vals[cl.key] = ev.value(cl.value, c.type, f"`{cl.key}`", c.min, c.max, c.choices)
+        vals["_span"] = st.span
+        if spec.repeatable:
+            out.setdefault(st.keyword, {"_all": []})["_all"].append(vals)
+        else:
+            out[st.keyword] = vals
+    return out
+
+
+def _light(vals: dict) -> B.PointLight | None:
+    if vals.get("id") is None or vals.get("at") is None:
+        return None
+    return B.PointLight(id=vals["id"], position=vals["at"], color=vals.get("color") or (1.0, 0.9, 0.7),
+                        intensity=vals.get("intensity", 1.0) if vals.get("intensity") is not None else 1.0,
+                        range_m=vals.get("range") or 8.0, on=vals.get("on", True) is not False)
+
+
+def exploration(sc: dict, tk: dict, diag: Collector, at_span) -> B.Exploration | None:
+    bounds = tk.get("bounds") or sc.get("bounds")
+    start = tk.get("start") or sc.get("start")
+    if bounds is None:
+        diag.error("E420", "no exploration bounds", at_span, "add `bounds from (x0, y0) to (x1, y1)` to the scene or task")
+        return None
+    if start is None or start.get("at") is None:
+        diag.error("E421", "no start pose", at_span, "add `start at (x, y) yaw 90 deg` to the scene or task")
+        return None
+    if bounds.get("polygon"):
+        poly = bounds["polygon"]
+    elif bounds.get("from") and bounds.get("to"):
+        (x0, y0), (x1, y1) = bounds["from"], bounds["to"]
+        if x0 == x1 or y0 == y1:
+            diag.error("E422", "the bounds rectangle has no area", bounds["_span"])
+            return None
+        x0, x1 = sorted((x0, x1))
+        y0, y1 = sorted((y0, y1))
+        poly = ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+    else:
+        diag.error("E423", "`bounds` needs `from (x, y) to (x, y)` or `polygon [...]`", bounds["_span"])
+        return None
+    # counter-clockwise, as the bundle promises
+    area = sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(poly, poly[1:] + poly[:1], strict=True))
+    if area < 0:
+        poly = tuple(reversed(poly))
+    budget = tk.get("budget", {}).get("actions", 40)
+    if budget is not None and not 1 <= budget <= 1000:
+        diag.error("E424", f"budget {budget} is out of range", tk["budget"]["_span"], "use 1 to 1000 actions")
+        return None
+    return B.Exploration(
+        bounds=tuple(tuple(p) for p in poly),
+        start=B.Pose(position=start["at"], yaw_deg=start.get("yaw") or 0.0, pitch_deg=start.get("pitch") or 0.0),
+        budget_actions=budget or 40,
+    )
+
+
+def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag: Collector) -> Built | None:
+    ev = Evaluator(diag)
+    sc = settings(scene_decl.body, "scene", ev)
+    tk = settings(task.body, "task", ev)
+    interact: dict[str, set[str]] = {}
+    for vals in sc.get("interact", {}).get("_all", []) + tk.get("interact", {}).get("_all", []):
+        if vals.get("object") and vals.get("action"):
+            interact.setdefault(vals["object"], set()).add(vals["action"])
+    scene_file = scene_decl.span.source.path
+    task_file = task.span.source.path
+    things = [(t, scene_file) for t in scene_decl.body.things] + [(t, task_file) for t in task.body.things]
+    objects = place_objects(things, layout, diag, interact)
+    for oid, vals_list in ((v.get("object"), v) for v in sc.get("interact", {}).get("_all", []) + tk.get("interact", {}).get("_all", [])):
+        if oid and oid not in objects and not any(t.id == oid for t, _ in things):
+            diag.error("E425", f"`interact` names unknown object `{oid}`", vals_list["_span"], did_you_mean(oid, objects))
+    for vals in sc.get("benign", {}).get("_all", []):
+        if vals.get("object") and vals["object"] not in objects:
+            diag.error("E426", f"`benign` names unknown object `{vals['object']}`", vals["_span"], did_you_mean(vals["object"], objects))
+    expl = exploration(sc, tk, diag, task.span)
+    ground = sc.get("ground", {})
+    ground_mat = ground.get("material") or "grass"
+    if layout.materials.get(ground_mat, ground.get("_span", scene_decl.span)) is None:
+        return None
+    if expl is None or diag:
+        return None
+    sun = None
+    if "no_sun" not in sc:
+        s = sc.get("sun", {})
+        sun = B.Sun(azimuth_deg=s.get("azimuth", 135.0) if s.get("azimuth") is not None else 135.0,
+                    elevation_deg=s.get("elevation") or 50.0,
+                    intensity=s.get("intensity", 1.0) if s.get("intensity") is not None else 1.0,
+                    color=s.get("color") or (1.0, 0.97, 0.92))
+    dn = sc.get("day_night")
+    day_night = None
+    if dn is not None:
+        if dn.get("period") is None:
+            diag.error("E427", "`day_night` needs a `period`", dn["_span"], "e.g. `day_night period 60 s`")
+            return None
+        day_night = B.DayNight(period_s=dn["period"], transition=dn.get("transition") or "gradual",
+                               phase=dn.get("phase", 0.25) if dn.get("phase") is not None else 0.25)
+    desc = (tk.get("description") or sc.get("description") or {}).get("text")
+    if not desc:
+        diag.error("E428", f"scene `{scene_decl.name}` has no description", scene_decl.span,
+                   'add `description "…"`: it is what the auditor is told about the scene')
+        return None
+    stype = sc.get("type", {}).get("type")
+    if stype is None:
+        diag.error("E429", f"scene `{scene_decl.name}` has no type", scene_decl.span,
+                   f"add `type` with one of: {', '.join(T.SCENE_TYPES)}")
+        return None
+    era = sc.get("era", {}).get("era") or "any"
+    gsize = ground.get("size") or (60.0, 60.0)
+    lights = tuple(x for x in (_light(v) for v in sc.get("light", {}).get("_all", [])) if x)
+    benign = tuple(B.Benign(object=v["object"], reason=v.get("reason") or "")
+                   for v in sc.get("benign", {}).get("_all", []) if v.get("object") in objects)
+    ordered = tuple(objects[o] for o in sorted(objects))
+    scene = B.Scene(
+        name=scene_decl.name, description=desc, scene_type=B.SceneType(stype), era=era,
+        ground=B.Ground(material=ground_mat, size=gsize),
+        sky_color=(sc.get("sky") or {}).get("color") or (0.62, 0.74, 0.88),
+        ambient=(sc.get("ambient") or {}).get("level") if (sc.get("ambient") or {}).get("level") is not None else 0.35,
+        sun=sun, day_night=day_night, lights=lights,
+        materials=dict(sorted(layout.materials.used.items())), objects=ordered, benign=benign,
+    )
+    things_by_id = {t.id: t for t, _ in things}
+    return Built(scene, expl, objects, things_by_id, interact)

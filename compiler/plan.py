@@ -1,0 +1,275 @@
+"""Self-check plans: the actions from the start pose that expose the anomaly.
+
+A shortest path on the walkable grid leads to a viewpoint chosen for the category's plan
+kind (side view, walk-through, push, revisit, …); the path is straightened and turned into
+the auditor's own actions (turn, move ≤ 4 m, look), followed by the exposing actions.
+The number of actions must fit the task's budget.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+from wac.bundle import model as B
+from wac.compiler.anomalies import Lowered
+from wac.compiler.validate import Grid
+from wac.taxonomy.registry import registry
+
+EYE_M = 1.6
+MAX_MOVE_M = 4.0
+
+# plan kind -> (closest, farthest) viewing distance from the target's edge
+DISTANCES = {
+    "view": (1.5, 4.0), "view_side": (1.5, 3.5), "walk_through": (1.2, 2.0), "walk_along": (2.0, 3.0),
+    "push": (1.0, 1.6), "revisit": (2.0, 4.5), "watch": (2.0, 5.0), "near_far": (1.5, 2.5),
+    "occluded_view": (2.0, 5.0), "interact": (0.8, 1.4),
+}
+
+
+def _graph(grid: Grid) -> csr_matrix:
+    """8-connected graph of the reachable cells, edge weights in cells."""
+    h, w = grid.reach.shape
+    idx = np.arange(h * w).reshape(h, w)
+    ok = grid.reach
+    rows, cols, weights = [], [], []
+    for di, dj in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        i1 = h - di
+        j0, j1 = max(0, -dj), w - max(0, dj)
+        both = ok[0:i1, j0:j1] & ok[di : i1 + di, j0 + dj : j1 + dj]
+        rows.append(idx[0:i1, j0:j1][both])
+        cols.append(idx[di : i1 + di, j0 + dj : j1 + dj][both])
+        weights.append(np.full(int(both.sum()), math.hypot(di, dj)))
+    r, c, wt = np.concatenate(rows), np.concatenate(cols), np.concatenate(weights)
+    return csr_matrix((np.concatenate([wt, wt]), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(h * w, h * w))
+
+
+def _clear_line(grid: Grid, a: tuple[float, float], b: tuple[float, float], ignore=None) -> bool:
+    """Walkable straight segment between two points (inflated obstacles)."""
+    dist = math.dist(a, b)
+    n = max(2, int(dist / (grid.cell / 2)))
+    for k in range(n + 1):
+        x = a[0] + (b[0] - a[0]) * k / n
+        y = a[1] + (b[1] - a[1]) * k / n
+        i, j = grid.cell_of(x, y)
+        if not (0 <= i < grid.reach.shape[0] and 0 <= j < grid.reach.shape[1]) or not grid.reach[i, j]:
+            return False
+    return True
+
+
+def _line_of_sight(grid: Grid, a, b, target_box) -> bool:
+    dist = math.dist(a, b)
+    n = max(2, int(dist / (grid.cell / 2)))
+    for k in range(1, n):
+        x = a[0] + (b[0] - a[0]) * k / n
+        y = a[1] + (b[1] - a[1]) * k / n
+        if target_box[0] - 0.6 <= x <= target_box[2] + 0.6 and target_box[1] - 0.6 <= y <= target_box[3] + 0.6:
+            return True
+        i, j = grid.cell_of(x, y)
+        if 0 <= i < grid.occupancy.shape[0] and 0 <= j < grid.occupancy.shape[1] and grid.occupancy[i, j]:
+            return False
+    return True
+
+
+def _edge_distance(box, x, y) -> float:
+    dx = max(box[0] - x, 0.0, x - box[2])
+    dy = max(box[1] - y, 0.0, y - box[3])
+    return math.hypot(dx, dy)
+
+
+def _straighten(grid: Grid, pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out = [pts[0]]
+    i = 0
+    while i < len(pts) - 1:
+        j = len(pts) - 1
+        while j > i + 1 and not _clear_line(grid, pts[i], pts[j]):
+            j -= 1
+        out.append(pts[j])
+        i = j
+    return out
+
+
+class PlanError(Exception):
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+def _turn(cur_yaw: float, want_yaw: float) -> float:
+    d = (cur_yaw - want_yaw + 180.0) % 360.0 - 180.0  # positive = turn right (clockwise)
+    return round(d, 1)
+
+
+def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid) -> B.SelfCheckPlan:
+    cat = registry().category(low.category)
+    kind = cat.plan
+    focus = low.focus
+    if focus is not None:
+        box = (focus.aabb_min[0], focus.aabb_min[1], focus.aabb_max[0], focus.aabb_max[1])
+        tz = (focus.aabb_min[2] + focus.aabb_max[2]) / 2
+    else:
+        fx, fy, fz = low.focus_point or (*expl.start.position, 1.0)
+        box = (fx - 0.2, fy - 0.2, fx + 0.2, fy + 0.2)
+        tz = fz
+    tx, ty = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    if kind == "watch" and focus is None and low.focus_point is None:
+        # a scene-wide change (day-night): watch from where the agent stands
+        steps = [B.PlanStep(action="mark", caption="State A: observe the scene's lighting."),
+                 B.PlanStep(action="wait", args={"seconds": 3.0}, caption="Wait while watching."),
+                 B.PlanStep(action="mark", caption="State B: the lighting has changed abruptly."),
+                 B.PlanStep(action="wait", args={"seconds": 3.0}), B.PlanStep(action="mark", caption="State A again.")]
+        return B.SelfCheckPlan(task_id=task_id, category=cat.id.value, observable=cat.observable,
+                               expect=_expect(low), steps=tuple(steps), actions_needed=2,
+                               view_point=expl.start.position, target_point=(tx, ty, tz))
+    lo, hi = DISTANCES.get(kind, (1.5, 4.0))
+    h, w = grid.reach.shape
+    ii, jj = np.nonzero(grid.reach)
+    if len(ii) == 0:
+        raise PlanError("the start position is enclosed: nothing is reachable", "move the start into open space")
+    cx = grid.x0 + (jj + 0.5) * grid.cell
+    cy = grid.y0 + (ii + 0.5) * grid.cell
+    dx = np.maximum.reduce([box[0] - cx, np.zeros_like(cx), cx - box[2]])
+    dy = np.maximum.reduce([box[1] - cy, np.zeros_like(cy), cy - box[3]])
+    edge = np.hypot(dx, dy)
+    cand = (edge >= lo) & (edge <= hi)
+    if not cand.any():
+        near = edge.min() if len(edge) else float("inf")
+        raise PlanError(f"the target cannot be reached: the closest reachable point is {near:.1f} m from it",
+                        "the path from the start is blocked, or the target lies outside the bounds; "
+                        "move the start, the target or the bounds")
+    start_idx = grid.start[0] * w + grid.start[1]
+    dist = shortest_path(_graph(grid), directed=False, indices=start_idx, return_predecessors=True)
+    lengths, preds = dist
+    flat = ii * w + jj
+    cost = lengths[flat] * grid.cell + np.abs(edge - (lo + hi) / 2) * 0.5
+    order = np.argsort(np.where(cand, cost, np.inf), kind="stable")
+    chosen = None
+    for k in order[:400]:
+        if not cand[k] or not np.isfinite(cost[k]):
+            break
+        if kind == "occluded_view" or _line_of_sight(grid, (cx[k], cy[k]), (tx, ty), box):
+            chosen = k
+            break
+    if chosen is None:
+        raise PlanError("the target cannot be reached: no reachable point has a clear view of it",
+                        "obstacles cut the start off from the target; move the start or open a way")
+    goal = flat[chosen]
+    path_idx = [goal]
+    while path_idx[-1] != start_idx and preds[path_idx[-1]] >= 0:
+        path_idx.append(preds[path_idx[-1]])
+    path_idx.reverse()
+    pts = [expl.start.position] + [grid.centre(int(p // w), int(p % w)) for p in path_idx[1:]]
+    way = _straighten(grid, pts) if len(pts) > 1 else pts
+    steps: list[B.PlanStep] = []
+    yaw = expl.start.yaw_deg
+    pos = expl.start.position
+    for nxt in way[1:]:
+        d = math.dist(pos, nxt)
+        if d < 0.05:
+            continue
+        want = math.degrees(math.atan2(nxt[1] - pos[1], nxt[0] - pos[0]))
+        t = _turn(yaw, want)
+        if abs(t) > 0.5:
+            steps.append(B.PlanStep(action="turn", args={"degrees": t}))
+            yaw = want
+        while d > 1e-6:
+            m = min(MAX_MOVE_M, d)
+            if m < 0.3:
+                m = 0.3
+            steps.append(B.PlanStep(action="move", args={"distance_m": round(m, 2), "direction": "forward"}))
+            d -= m
+        pos = nxt
+    want = math.degrees(math.atan2(ty - pos[1], tx - pos[0]))
+    t = _turn(yaw, want)
+    if abs(t) > 0.5:
+        steps.append(B.PlanStep(action="turn", args={"degrees": t}))
+        yaw = want
+    flat_d = max(0.5, math.dist(pos, (tx, ty)))
+    pitch = round(math.degrees(math.atan2(EYE_M - tz, flat_d)), 1)
+    if abs(pitch - expl.start.pitch_deg) > 5:
+        steps.append(B.PlanStep(action="look", args={"degrees": round(pitch - expl.start.pitch_deg, 1)}))
+    name = focus.name if focus is not None else "spot"
+    steps += _exposing(kind, low, name, math.dist(pos, (tx, ty)))
+    n = sum(1 for s in steps if s.action != "mark")
+    return B.SelfCheckPlan(task_id=task_id, category=cat.id.value, observable=cat.observable, expect=_expect(low),
+                           steps=tuple(steps), actions_needed=n, view_point=(round(pos[0], 3), round(pos[1], 3)),
+                           target_point=(round(tx, 3), round(ty, 3), round(tz, 3)))
+
+
+def _exposing(kind: str, low: Lowered, name: str, dist: float) -> list[B.PlanStep]:
+    trig = low.trigger
+    mark = lambda caption: B.PlanStep(action="mark", caption=caption)  # noqa: E731
+    if kind in ("view", "view_side", "occluded_view"):
+        return [mark(f"View the {name} from about {dist:.1f} m.")]
+    if kind == "walk_through":
+        return [mark(f"Before moving, face the {name}."),
+                B.PlanStep(action="move", args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
+                           caption=f"Walk forward through the {name}, with no turn or detour."),
+                B.PlanStep(action="turn", args={"degrees": 135.0}, caption=f"Turn 135 deg to look back at the {name}.")]
+    if kind == "walk_along":
+        return [mark("Face the clear way ahead."),
+                B.PlanStep(action="move", args={"distance_m": round(min(4.0, dist + 2.0), 2), "direction": "forward"},
+                           caption="Attempt to walk forward; compare the commanded and actual distance.")]
+    if kind == "push":
+        return [mark(f"Before contact: the {name} at rest."),
+                B.PlanStep(action="move", args={"distance_m": round(min(4.0, dist + 0.5), 2), "direction": "forward"},
+                           caption=f"Walk into the {name}."),
+                B.PlanStep(action="move", args={"distance_m": 1.5, "direction": "back"}, caption="Step back."),
+                B.PlanStep(action="wait", args={"seconds": 2.0}, caption=f"Watch how the {name} settles.")]
+    if kind == "revisit":
+        away = trig.leave_m if trig.kind == B.TriggerKind.revisit and trig.leave_m else 3.0
+        if trig.kind == B.TriggerKind.leave and trig.exit_m:
+            away = trig.exit_m + 0.5
+        wait = max(2.0, (trig.away_s or 0.0) + 0.5) if trig.kind == B.TriggerKind.revisit else 2.0
+        out = [mark(f"Before leaving: observe the {name} and its surroundings."),
+               B.PlanStep(action="turn", args={"degrees": 180.0}, caption="Turn away.")]
+        if trig.kind == B.TriggerKind.after and trig.after_s:
+            remaining = trig.after_s + 0.5
+            while remaining > 0:
+                out.append(B.PlanStep(action="wait", args={"seconds": round(min(5.0, max(0.5, remaining)), 1)}))
+                remaining -= 5.0
+        elif trig.kind in (B.TriggerKind.revisit, B.TriggerKind.leave):
+            d = away
+            while d > 0:
+                out.append(B.PlanStep(action="move", args={"distance_m": round(min(4.0, max(0.3, d)), 2), "direction": "forward"}))
+                d -= 4.0
+            out.append(B.PlanStep(action="wait", args={"seconds": round(min(5.0, wait), 1)}))
+            out.append(B.PlanStep(action="turn", args={"degrees": 180.0}))
+            d = away
+            while d > 0:
+                out.append(B.PlanStep(action="move", args={"distance_m": round(min(4.0, max(0.3, d)), 2), "direction": "forward"}))
+                d -= 4.0
+            out.append(mark(f"After leaving and returning: inspect the {name}'s place again."))
+            return out
+        elif trig.kind == B.TriggerKind.every and trig.period_s:
+            out.append(B.PlanStep(action="wait", args={"seconds": round(min(5.0, trig.period_s + 0.5), 1)}))
+        else:
+            out.append(B.PlanStep(action="wait", args={"seconds": 2.0}))
+        out.append(B.PlanStep(action="turn", args={"degrees": 180.0}, caption="Turn back."))
+        out.append(mark(f"After returning: inspect the {name}'s place again."))
+        return out
+    if kind == "watch":
+        period = trig.period_s or 2.0
+        return [mark(f"Observe the {name}."),
+                B.PlanStep(action="wait", args={"seconds": round(min(5.0, max(0.5, period)), 1)}, caption="Wait and watch."),
+                mark(f"Observe the {name} again.")]
+    if kind == "near_far":
+        return [mark(f"Observe the {name} at the near viewpoint."),
+                B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "back"}),
+                B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "back"},
+                           caption="From farther away, compare its size with fixed references."),
+                B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "forward"}),
+                B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "forward"},
+                           caption="Restore the near viewpoint.")]
+    if kind == "interact":
+        return [mark(f"Before interacting: the {name}."),
+                B.PlanStep(action="interact", caption=f"Interact with the {name}."),
+                B.PlanStep(action="wait", args={"seconds": 3.0}, caption="Wait and watch the response.")]
+    return [mark(f"View the {name}.")]
+
+
+def _expect(low: Lowered) -> str:
+    cat = registry().category(low.category)
+    return f"{cat.observable.replace('_', ' ')} differs between the clean and perturbed worlds ({low.spec.summary})"

@@ -1,0 +1,205 @@
+"""Pass 5, check the clean world: nothing floats or interpenetrates, the start is sound,
+and the walkable grid shows what the agent can reach.
+
+Interpenetration uses trimesh's collision manager (FCL) on the solid parts' meshes;
+reachability rasterises solid footprints (inflated by the agent's radius) onto a grid
+inside the bounds polygon and labels its connected components with scipy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import ndimage
+from shapely import contains_xy
+from shapely.geometry import MultiPoint, Point, Polygon
+from wac.bundle import model as B
+from wac.bundle.transforms import part_corners_world
+from wac.compiler.assemble import Built
+from wac.compiler.diagnostics import Collector
+
+CELL_M = 0.2
+TOUCH_M = 0.015  # objects closer than this touch (and can support one another)
+PENETRATION_M = 0.02  # deeper overlaps between solids are errors
+STEP_M = 0.25  # the agent steps over solids lower than this
+AGENT_TOP_M = 1.8  # and walks under solids higher than this
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The walkable grid: `free[i, j]` for the cell centred at (x0 + (j+.5) c, y0 + (i+.5) c)."""
+
+    x0: float
+    y0: float
+    cell: float
+    free: np.ndarray  # bool, walkable and inside the bounds
+    reach: np.ndarray  # bool, connected to the start
+    start: tuple[int, int]
+    occupancy: np.ndarray  # bool, cells covered by solid footprints (not inflated): for line of sight
+
+    def cell_of(self, x: float, y: float) -> tuple[int, int]:
+        return int((y - self.y0) // self.cell), int((x - self.x0) // self.cell)
+
+    def centre(self, i: int, j: int) -> tuple[float, float]:
+        return self.x0 + (j + 0.5) * self.cell, self.y0 + (i + 0.5) * self.cell
+
+
+def footprint(obj: B.SceneObject, solid_only: bool = True) -> Polygon | None:
+    pts = [part_corners_world(p, obj.position, obj.rotation_deg, obj.scale) for p in obj.parts
+           if p.solid or not solid_only]
+    pts = [p for p in pts if (p[:, 2].max() > STEP_M and p[:, 2].min() < AGENT_TOP_M)] if solid_only else pts
+    if not pts:
+        return None
+    hull = MultiPoint(np.vstack(pts)[:, :2]).convex_hull
+    return hull if isinstance(hull, Polygon) else hull.buffer(0.02)
+
+
+def _overlap(a: B.SceneObject, b: B.SceneObject, margin: float) -> bool:
+    return all(a.aabb_min[k] < b.aabb_max[k] - margin and b.aabb_min[k] < a.aabb_max[k] - margin for k in range(3))
+
+
+def _touch(a: B.SceneObject, b: B.SceneObject) -> bool:
+    return all(a.aabb_min[k] <= b.aabb_max[k] + TOUCH_M and b.aabb_min[k] <= a.aabb_max[k] + TOUCH_M for k in range(3))
+
+
+@lru_cache(maxsize=4096)
+def _primitive_mesh(shape: str, size: tuple[float, float, float]):
+    import trimesh
+
+    sx, sy, sz = size
+    if shape == "box" or shape == "mesh":
+        m = trimesh.creation.box(extents=size)
+    elif shape in ("cylinder", "capsule"):
+        m = trimesh.creation.cylinder(radius=sx / 2, height=sz, sections=16)
+    elif shape == "cone":
+        m = trimesh.creation.cone(radius=sx / 2, height=sz, sections=16)
+        m.apply_translation((0, 0, -sz / 2))
+    else:
+        m = trimesh.creation.icosphere(subdivisions=1, radius=sx / 2)
+    m.apply_translation((0, 0, sz / 2))
+    return m
+
+
+def object_meshes(obj: B.SceneObject):
+    """(part id, world-space mesh) for each solid part; meshes use their bounding boxes."""
+    from wac.bundle.transforms import rotation
+
+    out = []
+    for p in obj.parts:
+        if not p.solid:
+            continue
+        m = _primitive_mesh(p.shape, tuple(p.size)).copy()
+        verts = m.vertices @ rotation(*p.rotation_deg).T + np.asarray(p.position)
+        verts = (verts * np.asarray(obj.scale)) @ rotation(*obj.rotation_deg).T + np.asarray(obj.position)
+        m.vertices = verts
+        out.append((p.id, m))
+    return out
+
+
+def penetration(a: B.SceneObject, b: B.SceneObject) -> float:
+    """Deepest interpenetration between two objects' solid parts (0 if they do not overlap)."""
+    import trimesh
+
+    ma, mb = trimesh.collision.CollisionManager(), trimesh.collision.CollisionManager()
+    for pid, m in object_meshes(a):
+        ma.add_object(pid, m)
+    for pid, m in object_meshes(b):
+        mb.add_object(pid, m)
+    hit, contacts = ma.in_collision_other(mb, return_data=True)
+    if not hit:
+        return 0.0
+    return max((c.depth for c in contacts), default=0.0)
+
+
+def check_clean(built: Built, diag: Collector, span) -> None:
+    """Nothing in the clean scene floats or interpenetrates (benign objects excepted)."""
+    benign = {b.object for b in built.scene.benign}
+    objs = [o for o in built.scene.objects if o.solid]
+    for o in built.scene.objects:
+        if o.attached_to is not None and o.attached_to not in built.objects:
+            thing = built.things.get(o.id)
+            diag.error("E503", f"`{o.id}` is attached to unknown object `{o.attached_to}`", thing.span if thing else span)
+        if o.id in benign or o.aabb_min[2] <= TOUCH_M:
+            continue
+        if o.support is not None or o.attached_to is not None:
+            continue
+        if any(_touch(o, other) for other in built.scene.objects if other.id != o.id):
+            continue
+        thing = built.things.get(o.id)
+        diag.error("E501", f"`{o.id}` floats {o.aabb_min[2]:.2f} m above the ground in the clean scene",
+                   thing.span if thing else span,
+                   "put it on the ground (drop the z coordinate), rest it `on` another object, or mark it `benign`")
+    for i, a in enumerate(objs):
+        for b in objs[i + 1 :]:
+            if a.id in benign or b.id in benign:
+                continue
+            if b.id in (a.support, a.attached_to) or a.id in (b.support, b.attached_to):
+                continue
+            if not _overlap(a, b, PENETRATION_M):
+                continue
+            depth = penetration(a, b)
+            if depth > PENETRATION_M:
+                thing = built.things.get(b.id) or built.things.get(a.id)
+                diag.error("E502", f"`{a.id}` and `{b.id}` interpenetrate by {depth:.2f} m in the clean scene",
+                           thing.span if thing else span, f"move one of them apart, declare `attached_to {a.id}` on {b.id} if it is set into it, or mark one `benign`")
+
+
+def walkable_grid(built: Built, ignore: frozenset[str] = frozenset()) -> Grid:
+    expl = built.exploration
+    poly = Polygon(expl.bounds)
+    minx, miny, maxx, maxy = poly.bounds
+    nx = max(1, int(np.ceil((maxx - minx) / CELL_M)))
+    ny = max(1, int(np.ceil((maxy - miny) / CELL_M)))
+    xs = minx + (np.arange(nx) + 0.5) * CELL_M
+    ys = miny + (np.arange(ny) + 0.5) * CELL_M
+    gx, gy = np.meshgrid(xs, ys)
+    inside = contains_xy(poly.buffer(-expl.agent_radius_m * 0.5), gx, gy)
+    blocked = np.zeros_like(inside)
+    occupied = np.zeros_like(inside)
+    for o in built.scene.objects:
+        if o.id in ignore or not o.solid:
+            continue
+        fp = footprint(o)
+        if fp is None:
+            continue
+        fx0, fy0, fx1, fy1 = fp.bounds
+        r = expl.agent_radius_m
+        j0, j1 = max(0, int((fx0 - r - minx) // CELL_M)), min(nx, int((fx1 + r - minx) // CELL_M) + 1)
+        i0, i1 = max(0, int((fy0 - r - miny) // CELL_M)), min(ny, int((fy1 + r - miny) // CELL_M) + 1)
+        if j0 >= j1 or i0 >= i1:
+            continue
+        sub_x, sub_y = gx[i0:i1, j0:j1], gy[i0:i1, j0:j1]
+        blocked[i0:i1, j0:j1] |= contains_xy(fp.buffer(r, quad_segs=4), sub_x, sub_y)
+        occupied[i0:i1, j0:j1] |= contains_xy(fp.buffer(CELL_M * 0.5, quad_segs=2), sub_x, sub_y)
+    free = inside & ~blocked
+    sx, sy = expl.start.position
+    si, sj = int((sy - miny) // CELL_M), int((sx - minx) // CELL_M)
+    labels, _ = ndimage.label(free)
+    reach = np.zeros_like(free)
+    if 0 <= si < ny and 0 <= sj < nx and free[si, sj]:
+        reach = labels == labels[si, sj]
+    return Grid(minx, miny, CELL_M, free, reach, (si, sj), occupied)
+
+
+def check_start(built: Built, grid: Grid, diag: Collector, span) -> None:
+    expl = built.exploration
+    poly = Polygon(expl.bounds)
+    if not poly.is_valid:
+        diag.error("E510", "the bounds polygon crosses itself", span, "list its corners in order around the area")
+        return
+    sx, sy = expl.start.position
+    if not poly.contains(Point(sx, sy)):
+        diag.error("E511", f"the start ({sx:g}, {sy:g}) is outside the exploration bounds", span,
+                   "move the start inside `bounds` or widen the bounds")
+        return
+    for o in built.scene.objects:
+        fp = footprint(o)
+        if o.solid and fp is not None and fp.buffer(expl.agent_radius_m * 0.9).contains(Point(sx, sy)):
+            diag.error("E512", f"the start ({sx:g}, {sy:g}) is inside `{o.id}`", span,
+                       f"move the start at least {expl.agent_radius_m:g} m away from {o.id}")
+            return
+    si, sj = grid.start
+    if not (0 <= si < grid.free.shape[0] and 0 <= sj < grid.free.shape[1]) or not grid.free[si, sj]:
+        diag.error("E513", f"the start ({sx:g}, {sy:g}) is too close to the bounds or an obstacle to stand on", span)

@@ -1,0 +1,184 @@
+"""End-to-end compiler behaviour: diagnostics users see, bundles they get."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from wac.compiler.pipeline import compile_project
+
+from wac.cli import main
+
+TASK = """
+task fence_walkthrough on yard {
+    difficulty easy
+    anomaly remove_collision fence_3
+}
+"""
+
+
+def build(project, out: Path | None = None):
+    return compile_project([project.root / "tasks"], project.root, out=out)
+
+
+def messages(result) -> list[str]:
+    return [d.message for d in result.diagnostics]
+
+
+def test_a_task_builds_into_a_complete_bundle(project, tmp_path):
+    project("fence.wa", TASK)
+    out = tmp_path / "out"
+    result = build(project, out)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    bundle = out / "fence_walkthrough"
+    names = sorted(str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.is_file())
+    assert names == ["agent/context.json", "agent/context.md", "manifest.json", "rubric.json", "rubric.md",
+                     "selfcheck.json", "task.json"]
+    task = json.loads((bundle / "task.json").read_text())
+    anomaly = task["anomalies"][0]
+    assert anomaly["category"] == "missing_collision" and anomaly["family"] == "interactive_physics"
+    assert anomaly["effects"] == [{"kind": "set_solid", "target": "fence_3", "solid": False} | {
+        k: None for k in anomaly["effects"][0] if k not in ("kind", "target", "solid")}]
+    rubric = json.loads((bundle / "rubric.json").read_text())["entries"][0]
+    assert "wooden fence" in rubric["target"] and "walk" in rubric["target"]
+    index = json.loads((out / "index.json").read_text())
+    assert index["tasks"][0]["id"] == "fence_walkthrough"
+    assert index["tasks"][0]["version_id"] == json.loads((bundle / "manifest.json").read_text())["version_id"]
+
+
+def test_builds_are_byte_identical(project, tmp_path):
+    project("fence.wa", TASK)
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert build(project, a).ok and build(project, b).ok
+    files_a = {p.relative_to(a): p.read_bytes() for p in a.rglob("*") if p.is_file()}
+    files_b = {p.relative_to(b): p.read_bytes() for p in b.rglob("*") if p.is_file()}
+    assert files_a == files_b
+
+
+def test_agent_files_do_not_reveal_the_target(project, tmp_path):
+    project("fence.wa", TASK)
+    out = tmp_path / "out"
+    assert build(project, out).ok
+    bundle = out / "fence_walkthrough"
+    rubric = json.loads((bundle / "rubric.json").read_text())["entries"][0]
+    agent_text = (bundle / "agent/context.json").read_text() + (bundle / "agent/context.md").read_text()
+    for secret in (rubric["target"], rubric["expected"], rubric["inspection"], "fence_3", "remove_collision"):
+        assert secret not in agent_text
+    assert "Missing collision" in agent_text  # the hint is given, as in the paper
+
+
+def test_unknown_object_suggests_the_right_one(project):
+    project("typo.wa", "task t on yard {\n    anomaly remove_collision fense_3\n}\n")
+    result = build(project)
+    (d,) = result.diagnostics
+    assert d.message == "unknown object `fense_3`"
+    assert d.hint == "did you mean `fence_3`?"
+    assert (d.span.line, d.span.column) == (3, 30)
+    rendered = d.render()
+    assert rendered.startswith("tasks/typo.wa:3:30: error[E601]") or ":3:30: error[E601]" in rendered
+    assert "^^^^^^^" in rendered
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("anomaly float crate_2 by 0.4", "`by` is 0.4 m"),  # bare lengths are metres: 0.4 is fine → no error
+        ("anomaly float crate_2 by 0.01 m", "must be at least 0.05 m"),
+        ("anomaly tilt crate_2 by 30", "needs a unit"),
+        ("anomaly remove_collision cup_1 extra 3", "unknown clause `extra`"),
+        ("anomaly set_mass crate_2 mass 0.1 kg when contact", "it is static"),
+        ("anomaly hide crate_2 when revisit leave 90 m", "can never fire"),
+        ("anomaly anachronism tv_1 as box size (1, 1, 1) at (2, 2)", "does not conflict"),
+        ("anomaly flaot crate_2 by 0.4 m", "did you mean `float`?"),
+        ("anomaly move crate_2 by (0, 2)", "needs a trigger"),
+        ("anomaly remove_support crate_2", "rests on the ground"),
+    ],
+)
+def test_anomaly_diagnostics(project, body, expected):
+    project("t.wa", f"task t on yard {{\n    {body}\n}}\n")
+    result = build(project)
+    text = "\n".join(d.render() for d in result.diagnostics)
+    if expected.startswith("`by` is 0.4 m"):
+        assert result.ok, text
+    else:
+        assert expected in text, text
+
+
+def test_clean_scene_problems_are_caught(project):
+    project("t.wa", """
+    task t on yard {
+        floaty: box size (1, 1, 1) at (5, 5, 0.8)
+        clash: box size (1, 1, 1) at (3, 3.2)
+        anomaly remove_collision fence_3
+    }
+    """)
+    text = "\n".join(m for m in messages(build(project)))
+    assert "`floaty` floats 0.80 m above the ground" in text
+    assert "`clash` and `crate_1` interpenetrate" in text or "`crate_1` and `clash` interpenetrate" in text
+
+
+def test_start_and_reachability(project):
+    project("a.wa", "task a on yard {\n    start at (0, 0) yaw 0 deg\n    anomaly remove_collision fence_3\n}\n")
+    project("b.wa", """
+    task b on yard {
+        wall_n: box size (16, 0.2, 2) at (0, 6)
+        anomaly float crate_1 by 0.5 m
+        start at (0, 7) yaw 0 deg
+        bounds from (-8, -8) to (8, 8)
+    }
+    """)
+    text = "\n".join(messages(build(project)))
+    assert "the start (0, 0) is inside `fence_3`" in text
+    assert "cannot be reached" in text
+
+
+def test_imports_cannot_escape_the_project_root(project, tmp_path):
+    project("t.wa", TASK, header='import "../../../etc/passwd.wa"\nimport "../scenes/yard.wa"\n')
+    text = "\n".join(messages(build(project)))
+    assert "outside the project root" in text
+
+
+def test_failed_build_leaves_previous_output_untouched(project, tmp_path):
+    p = project("fence.wa", TASK)
+    out = tmp_path / "out"
+    assert build(project, out).ok
+    before = {q: q.read_bytes() for q in out.rglob("*") if q.is_file()}
+    p.write_text(p.read_text().replace("fence_3", "fense_3"))
+    assert not build(project, out).ok
+    after = {q: q.read_bytes() for q in out.rglob("*") if q.is_file()}
+    assert before == after
+    assert not any(x.name.startswith(".out.tmp") for x in tmp_path.iterdir())
+
+
+def test_unchanged_tasks_are_not_rebuilt(project, tmp_path):
+    project("fence.wa", TASK)
+    project("float.wa", "task floaty_crate on yard {\n    anomaly float crate_2 by 0.4 m\n}\n")
+    out = tmp_path / "out"
+    first = build(project, out)
+    assert first.compiled == 2
+    again = build(project, out)
+    assert again.up_to_date and again.reused == 2
+    (project.root / "tasks" / "float.wa").write_text("import \"../scenes/yard.wa\"\ntask floaty_crate on yard {\n"
+                                                      "    anomaly float crate_2 by 0.5 m\n}\n")
+    third = build(project, out)
+    assert third.compiled == 1 and third.reused == 1
+
+
+def test_cli_exit_codes_and_no_tracebacks(project, capsys):
+    project("bad.wa", "task t on yard {\n    anomaly remove_collision fense_3\n}\n")
+    root = str(project.root)
+    assert main(["check", f"{root}/tasks", "--root", root]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "did you mean `fence_3`?" in err
+    assert main(["check", f"{root}/nope"]) == 2
+    assert main(["frobnicate"]) == 2
+
+
+def test_json_diagnostics(project, capsys):
+    project("bad.wa", "task t on yard {\n    anomaly remove_collision fense_3\n}\n")
+    root = str(project.root)
+    assert main(["check", f"{root}/tasks", "--root", root, "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    (d,) = data["diagnostics"]
+    assert d["code"] == "E601" and d["line"] == 3 and d["hint"] == "did you mean `fence_3`?"

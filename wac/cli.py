@@ -1,0 +1,220 @@
+"""The `wac` command line: build, check, fmt, taxonomy, schema (and the runtime's commands).
+
+Exit codes: 0 success, 1 errors in the sources, 2 usage errors, 3 an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from wac import __version__
+from wac.errors import SourceErrors, UsageError, WacError
+
+
+def _sources(args) -> list[Path]:
+    paths = [Path(s) for s in args.sources]
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"no such file or directory: {p}")
+    return paths
+
+
+def _root(args) -> Path:
+    root = Path(args.root) if getattr(args, "root", None) else Path.cwd()
+    if not root.is_dir():
+        raise UsageError(f"project root is not a directory: {root}")
+    return root.resolve()
+
+
+def _report(result, args, started: float, wrote: str | None) -> int:
+    if args.json:
+        print(json.dumps({
+            "ok": result.ok, "diagnostics": [d.as_json() for d in result.diagnostics],
+            "tasks": [e["id"] for e in result.index], "compiled": result.compiled, "reused": result.reused,
+            "up_to_date": result.up_to_date,
+        }, indent=2))
+    else:
+        for d in result.diagnostics:
+            print(d.render(), file=sys.stderr)
+            print(file=sys.stderr)
+    n = len(result.diagnostics)
+    secs = time.perf_counter() - started
+    if not args.json:
+        if n:
+            print(f"wac: {n} error{'s' if n != 1 else ''}; {'nothing was written' if wrote else 'check failed'}",
+                  file=sys.stderr)
+        elif result.up_to_date:
+            print(f"wac: {result.reused} task(s) up to date in {wrote} ({secs:.2f} s)", file=sys.stderr)
+        else:
+            done = f"built {result.compiled}, reused {result.reused}" if wrote else f"checked {result.compiled}"
+            print(f"wac: {done} task(s){' into ' + wrote if wrote else ''} ({secs:.2f} s)", file=sys.stderr)
+    return 1 if n else 0
+
+
+def _progress(args):
+    if args.json or not sys.stderr.isatty():
+        return None, None
+    from tqdm import tqdm
+
+    bar = tqdm(total=0, unit="task", leave=False, file=sys.stderr)
+
+    def total(n):
+        bar.total = n
+        bar.refresh()
+
+    return bar.update, total
+
+
+def cmd_build(args) -> int:
+    from wac.compiler.pipeline import compile_project
+
+    started = time.perf_counter()
+    out = Path(args.output)
+    step, total = _progress(args)
+    result = compile_project(_sources(args), _root(args), out=out, progress=step, total=total)
+    return _report(result, args, started, str(out))
+
+
+def cmd_check(args) -> int:
+    from wac.compiler.pipeline import compile_project
+
+    started = time.perf_counter()
+    result = compile_project(_sources(args), _root(args), out=None)
+    return _report(result, args, started, None)
+
+
+def cmd_fmt(args) -> int:
+    from wac.compiler.fmt import format_source
+    from wac.compiler.resolve import discover
+
+    changed = 0
+    errors = []
+    for path in discover(_sources(args)):
+        data = path.read_bytes()
+        try:
+            new = format_source(data, str(path))
+        except SourceErrors as exc:
+            errors.extend(exc.diagnostics)
+            continue
+        if new.encode("utf-8") != data:
+            changed += 1
+            if args.check:
+                print(f"would reformat {path}")
+            else:
+                path.write_text(new, encoding="utf-8")
+                print(f"reformatted {path}")
+    for d in errors:
+        print(d.render(), file=sys.stderr)
+    if errors:
+        return 1
+    return 1 if (args.check and changed) else 0
+
+
+def cmd_taxonomy(args) -> int:
+    from wac.taxonomy.registry import registry
+
+    reg = registry()
+    if args.json:
+        print(json.dumps([
+            {"id": c.id.value, "family": c.family.value, "name": c.name, "code": c.code, "evidence": list(c.evidence),
+             "operators": [o.name for o in reg.operators_for(c.id)]} for c in reg.categories], indent=2))
+        return 0
+    try:
+        from wac.taxonomy.docs import format_table
+    except ImportError:  # pragma: no cover - docs module ships with the taxonomy
+        format_table = None
+    if args.markdown:
+        from wac.taxonomy.docs import render_markdown
+
+        print(render_markdown(reg))
+    elif format_table:
+        print(format_table(reg))
+    return 0
+
+
+def cmd_schema(args) -> int:
+    from wac.bundle.schemas import write_schemas
+
+    for p in write_schemas(Path(args.output)):
+        print(p)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="wac", description="The world-audit compiler.")
+    p.add_argument("--version", action="version", version=f"wac {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    b = sub.add_parser("build", help="compile task sources into bundles")
+    b.add_argument("sources", nargs="+", metavar="SRC")
+    b.add_argument("-o", "--output", default="build", metavar="OUT", help="output directory (default build/)")
+    b.add_argument("--root", help="project root: sources may only read files under it (default: current directory)")
+    b.add_argument("--json", action="store_true", help="machine-readable diagnostics on stdout")
+    b.set_defaults(func=cmd_build)
+
+    c = sub.add_parser("check", help="type-check task sources without writing anything")
+    c.add_argument("sources", nargs="+", metavar="SRC")
+    c.add_argument("--root")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_check)
+
+    f = sub.add_parser("fmt", help="rewrite task sources in canonical layout")
+    f.add_argument("sources", nargs="+", metavar="SRC")
+    f.add_argument("--check", action="store_true", help="only report files that would change")
+    f.set_defaults(func=cmd_fmt)
+
+    t = sub.add_parser("taxonomy", help="list the 15 anomaly categories")
+    t.add_argument("--json", action="store_true")
+    t.add_argument("--markdown", action="store_true", help="the taxonomy reference (docs/taxonomy.md)")
+    t.set_defaults(func=cmd_taxonomy)
+
+    s = sub.add_parser("schema", help="write the bundle's JSON Schemas")
+    s.add_argument("-o", "--output", default="schemas")
+    s.set_defaults(func=cmd_schema)
+
+    try:
+        from wac.runtime.commands import register
+    except ImportError:
+        register = None
+    if register is not None:
+        register(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) if exc.code in (0, None) else 2
+    try:
+        return int(args.func(args) or 0)
+    except SourceErrors as exc:
+        for d in exc.diagnostics:
+            print(d.render(), file=sys.stderr)
+        return 1
+    except UsageError as exc:
+        print(f"wac: error: {exc}", file=sys.stderr)
+        return 2
+    except WacError as exc:
+        print(f"wac: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("wac: interrupted", file=sys.stderr)
+        return 130
+    except Exception:
+        with tempfile.NamedTemporaryFile("w", prefix="wac-crash-", suffix=".txt", delete=False) as fh:
+            traceback.print_exc(file=fh)
+            where = fh.name
+        print(f"wac: internal error (a bug in wac, not in your task files); details written to {where}", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())
