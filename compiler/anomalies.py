@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from shapely.geometry import Polygon
+
 from wac.bundle import model as B
 from wac.compiler import nodes as N
 from wac.compiler import schema as T
@@ -142,6 +143,8 @@ class Lowerer:
             trig = B.Trigger(kind=k, distance_m=vals["arg"])
         else:
             trig = B.Trigger(kind=k)
+        if tclass != "temporal":
+            trig = trig.model_copy(update={"only_unseen": False})
         if t.kind == "revisit" and trig.leave_m is not None and trig.leave_m >= diameter and "away" not in vals:
             self.diag.error("E605", f"the revisit trigger can never fire: moving {trig.leave_m:g} m away is more than the "
                             f"bounds allow ({diameter:.1f} m across)", t.span, "lower `leave` or add `away 3 s`")
@@ -303,7 +306,8 @@ class Lowerer:
         shift = dist - reach + p["depth"]
         x, y, z = o.position
         pos = (round(x + d[0] * shift, 6), round(y + d[1] * shift, 6), z)
-        return [B.Effect(kind="set_pose", target=o.id, position=pos)], {"into_name": other.name}, []
+        into = other.name if other.name != o.name else f"other {other.name}"
+        return [B.Effect(kind="set_pose", target=o.id, position=pos)], {"into_name": into}, []
 
     def op_duplicate(self, a, spec, t, p, trig):
         o = t[0]

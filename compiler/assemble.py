@@ -28,6 +28,8 @@ class Built:
     objects: dict[str, B.SceneObject]
     things: dict[str, N.Thing]
     interactions: dict[str, set[str]]
+    task_local: frozenset[str] = frozenset()  # ids of objects the task itself declares
+    scene_key: int = 0  # identifies the scene declaration, for per-scene caches
 
 
 def place_objects(things: list[tuple[N.Thing, Path]], layout: Layout, diag: Collector,
@@ -240,24 +242,53 @@ def exploration(sc: dict, tk: dict, diag: Collector, at_span) -> B.Exploration |
     )
 
 
+def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
+    """The scene's own settings and placed objects, computed once per build and reused by its tasks."""
+    key = ("scene", id(scene_decl))
+    memo = layout.loader.memo
+    if key not in memo:
+        sdiag = Collector()
+        sc = settings(scene_decl.body, "scene", Evaluator(sdiag))
+        interact: dict[str, set[str]] = {}
+        for vals in sc.get("interact", {}).get("_all", []):
+            if vals.get("object") and vals.get("action"):
+                interact.setdefault(vals["object"], set()).add(vals["action"])
+        things = [(t, scene_decl.span.source.path) for t in scene_decl.body.things]
+        objects = place_objects(things, layout, sdiag, interact)
+        for vals in sc.get("interact", {}).get("_all", []):
+            oid = vals.get("object")
+            if oid and oid not in objects and not any(t.id == oid for t, _ in things):
+                sdiag.error("E425", f"`interact` names unknown object `{oid}`", vals["_span"], did_you_mean(oid, objects))
+        for vals in sc.get("benign", {}).get("_all", []):
+            if vals.get("object") and vals["object"] not in objects:
+                sdiag.error("E426", f"`benign` names unknown object `{vals['object']}`", vals["_span"],
+                            did_you_mean(vals["object"], objects))
+        memo[key] = (sc, objects, dict(layout.materials.used), dict(layout.assets), tuple(sdiag.items))
+    sc, objects, materials, assets, diags = memo[key]
+    layout.materials.used.update(materials)
+    layout.assets.update(assets)
+    return sc, dict(objects), diags
+
+
 def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag: Collector) -> Built | None:
-    ev = Evaluator(diag)
-    sc = settings(scene_decl.body, "scene", ev)
-    tk = settings(task.body, "task", ev)
+    sc, objects, scene_diags = _scene_objects(scene_decl, layout)
+    diag.items.extend(scene_diags)
+    tk = settings(task.body, "task", Evaluator(diag))
     interact: dict[str, set[str]] = {}
-    for vals in sc.get("interact", {}).get("_all", []) + tk.get("interact", {}).get("_all", []):
+    for vals in tk.get("interact", {}).get("_all", []):
         if vals.get("object") and vals.get("action"):
             interact.setdefault(vals["object"], set()).add(vals["action"])
-    scene_file = scene_decl.span.source.path
-    task_file = task.span.source.path
-    things = [(t, scene_file) for t in scene_decl.body.things] + [(t, task_file) for t in task.body.things]
-    objects = place_objects(things, layout, diag, interact)
-    for oid, vals_list in ((v.get("object"), v) for v in sc.get("interact", {}).get("_all", []) + tk.get("interact", {}).get("_all", [])):
-        if oid and oid not in objects and not any(t.id == oid for t, _ in things):
-            diag.error("E425", f"`interact` names unknown object `{oid}`", vals_list["_span"], did_you_mean(oid, objects))
-    for vals in sc.get("benign", {}).get("_all", []):
-        if vals.get("object") and vals["object"] not in objects:
-            diag.error("E426", f"`benign` names unknown object `{vals['object']}`", vals["_span"], did_you_mean(vals["object"], objects))
+    for oid, actions in interact.items():  # task-level interactions on scene objects
+        if oid in objects:
+            o = objects[oid]
+            objects[oid] = o.model_copy(update={"interactions": tuple(sorted(set(o.interactions) | {B.Interaction(a) for a in actions}))})
+    task_things = [(t, task.span.source.path) for t in task.body.things]
+    objects = place_objects(task_things, layout, diag, interact, existing=objects)
+    for vals in tk.get("interact", {}).get("_all", []):
+        oid = vals.get("object")
+        if oid and oid not in objects and not any(t.id == oid for t, _ in task_things):
+            diag.error("E425", f"`interact` names unknown object `{oid}`", vals["_span"], did_you_mean(oid, objects))
+    things = [(t, scene_decl.span.source.path) for t in scene_decl.body.things] + task_things
     expl = exploration(sc, tk, diag, task.span)
     ground = sc.get("ground", {})
     ground_mat = ground.get("material") or "grass"
@@ -305,4 +336,4 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
         materials=dict(sorted(layout.materials.used.items())), objects=ordered, benign=benign,
     )
     things_by_id = {t.id: t for t, _ in things}
-    return Built(scene, expl, objects, things_by_id, interact)
+    return Built(scene, expl, objects, things_by_id, interact, frozenset(t.id for t, _ in task_things), id(scene_decl))

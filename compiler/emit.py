@@ -16,16 +16,20 @@ from importlib import resources
 from pathlib import Path
 
 import jsonschema
+
+from wac import __version__
+from wac.errors import UsageError
 from wac.bundle import model as B
 from wac.compiler.lower import Lowered3, context_markdown
 from wac.compiler.rubric import markdown as rubric_markdown
 
-from wac import __version__
-
 CACHE_FILE = ".wac-cache.json"
 
 
-def canonical_json(data) -> bytes:
+def canonical_json(data, compact: bool = False) -> bytes:
+    """Sorted keys, UTF-8, a final newline; `compact` for big documents (C-speed encoder)."""
+    if compact:
+        return (json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
     return (json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
@@ -34,10 +38,30 @@ def dump(model: B.Model) -> bytes:
 
 
 @lru_cache(maxsize=1)
-def task_validator():
+def _validators():
+    """Validators for a task document minus its scene, and for a scene on its own."""
     schema = B.CompiledTask.model_json_schema()
     cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    without_scene = json.loads(json.dumps(schema))
+    without_scene["properties"]["scene"] = {"type": "object"}
+    scene = {"$ref": "#/$defs/Scene", "$defs": schema["$defs"]}
+    return cls(without_scene), cls(scene)
+
+
+_VALID_SCENES: set[str] = set()
+
+
+def validate_task(task_json: dict) -> None:
+    """Validate an emitted task document against the JSON Schema generated from the models.
+
+    Tasks of one scene share their scene document, so each distinct scene is validated once.
+    """
+    rest, scene = _validators()
+    rest.validate(task_json)
+    key = hashlib.sha256(canonical_json(task_json["scene"], compact=True)).hexdigest()
+    if key not in _VALID_SCENES:
+        scene.validate(task_json["scene"])
+        _VALID_SCENES.add(key)
 
 
 @lru_cache(maxsize=1)
@@ -63,9 +87,9 @@ def _walk(root):
 
 def bundle_files(out: Lowered3) -> dict[str, bytes]:
     task_json = out.task.model_dump(mode="json")
-    task_validator().validate(task_json)  # an independent check of the emitted document
+    validate_task(task_json)  # an independent check of the emitted document
     files = {
-        "task.json": canonical_json(task_json),
+        "task.json": canonical_json(task_json, compact=True),
         "agent/context.json": dump(out.context),
         "agent/context.md": context_markdown(out.context).encode("utf-8"),
         "rubric.json": dump(out.rubric),
@@ -99,30 +123,58 @@ def index_entry(out: Lowered3, version_id: str) -> dict:
 
 
 class Output:
-    """A build in progress: a temporary directory that becomes OUT on commit."""
+    """A build in progress, staged in a temporary directory beside OUT.
+
+    Nothing in OUT changes until `commit`.  A fresh OUT is the staging directory renamed
+    into place; an existing build is updated bundle by bundle (each bundle directory is
+    swapped in with a rename, stale ones are removed), so an incremental build touches
+    only what changed.  `abort` (or any exception) leaves OUT exactly as it was.
+    """
 
     def __init__(self, out: Path) -> None:
         self.out = out
+        if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "index.json").is_file())):
+            raise UsageError(f"{out} exists and is not a wac build directory; refusing to replace it")
+        self.incremental = out.is_dir() and (out / "index.json").is_file()
         self.tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
         if self.tmp.exists():
             shutil.rmtree(self.tmp)
         self.tmp.mkdir(parents=True)
+        self.written: list[str] = []
+        self.kept: list[str] = []
 
     def add(self, task_id: str, files: dict[str, bytes]) -> None:
         write_bundle(self.tmp / task_id, files)
+        self.written.append(task_id)
 
     def reuse(self, task_id: str) -> None:
-        shutil.copytree(self.out / task_id, self.tmp / task_id)
+        if self.incremental:
+            self.kept.append(task_id)
+        else:
+            shutil.copytree(self.out / task_id, self.tmp / task_id, copy_function=_link_or_copy)
 
     def commit(self, index: list[dict], cache: dict) -> None:
         (self.tmp / "index.json").write_bytes(canonical_json({"wac_version": __version__, "tasks": index}))
         (self.tmp / CACHE_FILE).write_bytes(canonical_json(cache))
-        old = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
-        if self.out.exists():
-            os.replace(self.out, old)
-        os.replace(self.tmp, self.out)
-        if old.exists():
-            shutil.rmtree(old, ignore_errors=True)
+        if not self.incremental:
+            if self.out.exists():
+                os.rmdir(self.out)  # empty, checked in __init__
+            os.replace(self.tmp, self.out)
+            return
+        trash = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
+        trash.mkdir(exist_ok=True)
+        current = {e["id"] for e in index}
+        for entry in sorted(self.out.iterdir()):
+            if entry.is_dir() and entry.name not in current and (entry / "manifest.json").is_file():
+                os.replace(entry, trash / entry.name)  # a task that no longer exists
+        for task_id in self.written:
+            if (self.out / task_id).exists():
+                os.replace(self.out / task_id, trash / task_id)
+            os.replace(self.tmp / task_id, self.out / task_id)
+        os.replace(self.tmp / CACHE_FILE, self.out / CACHE_FILE)
+        os.replace(self.tmp / "index.json", self.out / "index.json")
+        shutil.rmtree(trash, ignore_errors=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -134,3 +186,11 @@ def read_cache(out: Path) -> dict:
         return data if isinstance(data, dict) and data.get("compiler") == compiler_digest() else {}
     except (OSError, ValueError):
         return {}
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """Reused bundle files are hard links where the file system allows (bundles are never edited in place)."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)

@@ -65,10 +65,19 @@ class _Printer:
     def __init__(self, comments: list[tuple[int, str]]) -> None:
         self.comments = sorted(comments)
         self.lines: list[str] = []
+        self.last_line = 0  # source line of what was printed last, to keep one blank line where there was one
+
+    def _gap(self, line: int) -> None:
+        if self.last_line and line > self.last_line + 1 and self.lines and self.lines[-1] != "" \
+                and not self.lines[-1].endswith("{"):
+            self.lines.append("")
 
     def flush_comments(self, before_line: int, indent: str) -> None:
         while self.comments and self.comments[0][0] < before_line:
-            self.lines.append(indent + self.comments.pop(0)[1])
+            line, text = self.comments.pop(0)
+            self._gap(line)
+            self.lines.append(indent + text)
+            self.last_line = line
 
     def trailing(self, line: int) -> str:
         if self.comments and self.comments[0][0] == line:
@@ -78,15 +87,19 @@ class _Printer:
     def statement(self, st: S.Statement, depth: int) -> None:
         indent = "    " * depth
         self.flush_comments(st.span.line, indent)
+        self._gap(st.span.line)
         text = indent + _statement_words(st)
         if st.block is None:
             self.lines.append(text + self.trailing(st.span.end_line))
+            self.last_line = st.span.end_line
             return
         self.lines.append(text + " {" + self.trailing(st.span.line))
+        self.last_line = st.span.line
         for inner in st.block:
             self.statement(inner, depth + 1)
         self.flush_comments(st.span.end_line, indent + "    ")
         self.lines.append(indent + "}" + self.trailing(st.span.end_line))
+        self.last_line = st.span.end_line
 
 
 def format_source(data: bytes, display: str = "<input>") -> str:
@@ -95,8 +108,9 @@ def format_source(data: bytes, display: str = "<input>") -> str:
     printer = _Printer(parse_comments(src))
     previous_block = False
     for i, st in enumerate(tree.statements):
-        if i and (st.block is not None or previous_block):
+        if i and (st.block is not None or previous_block) and printer.lines[-1] != "":
             printer.lines.append("")
+            printer.last_line = 0
         printer.statement(st, 0)
         previous_block = st.block is not None
     printer.flush_comments(10**9, "")

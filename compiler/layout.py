@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from wac.bundle import model as B
 from wac.bundle.transforms import part_corners_world
 from wac.compiler import nodes as N
@@ -154,14 +155,17 @@ class Layout:
                 return None
             size = asset.extents
             mesh_id = asset.digest
+        # an instance's material/colour replaces the prefab's defaults, not a part's own choice
+        # (a bumper's black stripes stay black when the bumper is tinted)
+        own = values.get("material") is not None or values.get("color") is not None
+        emits = values.get("emits")
+        if own or emits:
+            override_mat = override_color = None
         mat_name = override_mat or values.get("material") or default_mat or DEFAULT_MATERIAL
         mat = self.materials.get(mat_name, span)
         if mat is None:
             return None
-        color = override_color or values.get("color") or (None if values.get("material") else default_color)
-        emits = values.get("emits")
-        if override_color and emits:
-            color = values.get("color")
+        color = override_color or values.get("color") or (None if values.get("material") or override_mat else default_color)
         material = self.materials.tinted(mat, color) if color else mat.name
         hinge = B.Hinge(pivot=values["hinge"], swing_deg=values.get("swing", 90.0)) if values.get("hinge") else None
         emitter = None

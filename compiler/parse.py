@@ -12,10 +12,10 @@ from importlib import resources
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
 from wac.compiler import syntax as S
 from wac.compiler.diagnostics import Diagnostic
 from wac.compiler.spans import Source, Span
-
 from wac.errors import SourceErrors
 
 _UNIT_RE = re.compile(r"^(.*?)[ \t]*(m/s|deg/s|deg|rad|cm|mm|ms|kg|m|s|g)?$")
@@ -28,14 +28,18 @@ class _BracketNewlines:
 
     always_accept = ("_NL",)
 
+    def __init__(self) -> None:
+        self.open: list[Token] = []  # brackets still open where lexing stopped (for diagnostics)
+
     def process(self, stream):
-        depth = 0
+        self.open = []
         for tok in stream:
             if tok.type in ("LPAR", "LSQB"):
-                depth += 1
+                self.open.append(tok)
             elif tok.type in ("RPAR", "RSQB"):
-                depth = max(0, depth - 1)
-            elif tok.type == "_NL" and depth:
+                if self.open:
+                    self.open.pop()
+            elif tok.type == "_NL" and self.open:
                 continue
             yield tok
 
@@ -299,6 +303,13 @@ def _syntax_diagnostic(source: Source, exc: UnexpectedInput) -> Diagnostic:
             "E003", "file ends too early", span, "a closing `}`, `)` or `]` is missing"
         )
     shown = "end of line" if tok.type == "_NL" else f"`{tok}`"
+    still_open = [t for t in _parser().options.postlex.open if (t.line, t.column) < (tok.line, tok.column)]
+    if still_open and tok.type not in ("RPAR", "RSQB", "COMMA"):
+        b = still_open[-1]
+        closer = ")" if b.type == "LPAR" else "]"
+        span = Span(source, b.line, b.column, b.line, b.column + 1)
+        return Diagnostic("E008", f"`{b}` is never closed", span,
+                          f"add `{closer}` (found {shown} at line {tok.line}, column {tok.column} first)")
     span = Span(source, line, column, tok.end_line or line, (tok.end_column or column + 1) if tok.type != "_NL" else column + 1)
     expected = exc.expected or set()
     hint = None

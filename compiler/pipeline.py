@@ -17,11 +17,13 @@ Semantic passes collect every diagnostic of a task and stop before the next pass
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from shapely.geometry import Point, Polygon
+
 from wac.compiler import nodes as N
 from wac.compiler.anomalies import Lowerer
 from wac.compiler.assemble import build_world, settings
@@ -62,9 +64,9 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     built = build_world(task, scene_decl, layout, diag)  # 4. assemble
     if built is None or diag:
         return None
-    check_clean(built, diag, task.span)  # 5. check
-    grid = walkable_grid(built)
-    check_start(built, grid, diag, task.span)
+    check_clean(built, diag, task.span, loader.memo)  # 5. check
+    grid = walkable_grid(built, loader.memo)
+    check_start(built, grid, diag, task.span, loader.memo)
     if diag:
         return None
     tk = settings(task.body, "task", Evaluator(Collector()))
@@ -96,7 +98,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
                        "widen the bounds or pick a target inside them")
             return None
     try:  # 7. lower
-        plan = make_plan(task.name, anchor, built.exploration, grid)
+        plan = make_plan(task.name, anchor, built.exploration, grid, loader.memo)
     except PlanError as exc:
         diag.error("E534", str(exc), anomalies[0].span, exc.hint)
         return None
@@ -117,8 +119,8 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     return lower_task(task.name, source, built, lowered, meta, layout, plan)
 
 
-def _file_digest(path: Path, loader: Loader) -> str:
-    data = loader.raw.get(path)
+def _file_digest(path: Path, loader: Loader | None = None) -> str:
+    data = loader.raw.get(path) if loader else None
     if data is None:
         try:
             data = path.read_bytes()
@@ -127,82 +129,139 @@ def _file_digest(path: Path, loader: Loader) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def compile_project(sources: list[Path], root: Path, out: Path | None = None,
+@dataclass
+class FileResult:
+    """Passes 1-7 for every task of one file."""
+
+    path: Path
+    tasks: list[tuple[str, str, dict[str, bytes] | None, dict | None]]  # name, location, files, index entry
+    diagnostics: list[Diagnostic]
+    deps: dict[str, str]
+
+
+def compile_file(path: Path, loader: Loader) -> FileResult:
+    module = loader.load(path)  # 1. parse, 2. AST
+    if module is None:
+        return FileResult(path, [], list(loader.failed.get(path.resolve(), ())), {str(path): _file_digest(path)})
+    diag = Collector()
+    vis = loader.visible(path, diag)
+    deps = {str(p): _file_digest(p, loader) for p in vis.files}
+    tasks = []
+    for task in module.tasks:
+        tdiag = Collector()
+        lowered = compile_task(task, path, loader, tdiag)
+        diag.items.extend(tdiag.items)
+        if lowered is None or tdiag:
+            tasks.append((task.name, task.span.location, None, None))
+            continue
+        files = bundle_files(lowered)
+        version = json.loads(files["manifest.json"])["version_id"]
+        tasks.append((task.name, task.span.location, files, index_entry(lowered, version)))
+    # duplicate diagnostics (an import error seen by several tasks) are reported once
+    unique = list(dict.fromkeys(diag.items))
+    return FileResult(path, tasks, unique, deps)
+
+
+def _compile_chunk(root: Path, cwd: Path, paths: list[Path]) -> list[FileResult]:
+    loader = Loader(root=root, cwd=cwd)
+    return [compile_file(p, loader) for p in paths]
+
+
+def _reusable(entry: dict | None, out: Path | None) -> bool:
+    return (
+        entry is not None and out is not None
+        and all(_file_digest(Path(d)) == h for d, h in entry["deps"].items())
+        and all((out / t).is_dir() for t in entry["tasks"])
+        and set(entry["tasks"]) == set(entry.get("index", {}))
+    )
+
+
+def compile_project(sources: list[Path], root: Path, out: Path | None = None, jobs: int = 1,
                     progress: Callable[[int], None] | None = None, total: Callable[[int], None] | None = None) -> Result:
-    """Compile every task in `sources`; with `out`, write bundles there (atomically)."""
+    """Compile every task in `sources`; with `out`, write bundles there (atomically).
+
+    Unchanged files (same bytes for the file and everything it imports, same compiler)
+    reuse their bundles from the previous build; `jobs` > 1 compiles files in parallel.
+    """
     result = Result()
-    loader = Loader(root=root)
     files = discover(sources)
-    cache = read_cache(out) if out is not None else {}
-    digest = compiler_digest()
-    new_cache: dict = {"compiler": digest, "files": {}}
-    # a no-op rebuild: every file's recorded dependencies are unchanged
-    if out is not None and cache and out.exists():
-        entries = cache.get("files", {})
-        if set(entries) == {str(f) for f in files} and all(
-            all(_file_digest(Path(d), loader) == h for d, h in e["deps"].items()) for e in entries.values()
-        ):
-            result.up_to_date = True
-            result.reused = sum(len(e["tasks"]) for e in entries.values())
-            return result
-    output = Output(out) if out is not None else None
-    seen_tasks: dict[str, N.TaskDecl] = {}
-    todo: list[tuple[Path, N.Module | None]] = [(f, loader.load(f)) for f in files]
+    cache = read_cache(out) if out is not None and out.exists() else {}
+    entries = cache.get("files", {})
+    if out is not None and entries and set(entries) == {str(f) for f in files} and all(
+        _reusable(e, out) for e in entries.values()
+    ):
+        result.up_to_date = True
+        result.reused = sum(len(e["tasks"]) for e in entries.values())
+        result.index = sorted((i for e in entries.values() for i in e["index"].values()), key=lambda e: e["id"])
+        return result
+    reuse = [f for f in files if out is not None and _reusable(entries.get(str(f)), out)]
+    todo = [f for f in files if f not in set(reuse)]
     if total:
-        total(sum(len(m.tasks) for _, m in todo if m is not None))
-    try:
-        for path, module in todo:
-            if module is None:
-                result.diagnostics.extend(loader.failed.get(path.resolve(), ()))
-                continue
-            entry = cache.get("files", {}).get(str(path))
-            reusable = (
-                output is not None and entry is not None and out is not None
-                and all(_file_digest(Path(d), loader) == h for d, h in entry["deps"].items())
-                and all((out / t).is_dir() for t in entry["tasks"])
-            )
-            diag = Collector()
-            vis = loader.visible(path, diag)
-            deps = {str(p): _file_digest(p, loader) for p in vis.files}
-            for task in module.tasks:
-                if task.name in seen_tasks:
-                    diag.error("E310", f"task `{task.name}` is declared twice", task.span,
-                               f"the other is at {seen_tasks[task.name].span.location}; task names are unique in a project")
-                    continue
-                seen_tasks[task.name] = task
-                if reusable and task.name in entry["tasks"] and task.name in entry.get("index", {}):
-                    output.reuse(task.name)
-                    result.index.append(entry["index"][task.name])
-                    result.reused += 1
+        total(len(files))
+    results: dict[Path, FileResult] = {}
+    cwd = Path.cwd()
+    if jobs > 1 and len(todo) >= 2 * jobs:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        chunks = [todo[i::jobs * 4] for i in range(jobs * 4)]
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
+            for chunk_result in pool.map(_compile_chunk, [root] * len(chunks), [cwd] * len(chunks), chunks):
+                for fr in chunk_result:
+                    results[fr.path] = fr
                     if progress:
                         progress(1)
-                    continue
-                tdiag = Collector()
-                lowered = compile_task(task, path, loader, tdiag)
-                diag.items.extend(tdiag.items)
-                if lowered is not None and not tdiag:
-                    files_ = bundle_files(lowered)
-                    import json
-
-                    version = json.loads(files_["manifest.json"])["version_id"]
-                    result.tasks[task.name] = files_
-                    result.index.append(index_entry(lowered, version))
+    else:
+        loader = Loader(root=root, cwd=cwd)
+        for f in todo:
+            results[f] = compile_file(f, loader)
+            if progress:
+                progress(1)
+    new_cache: dict = {"compiler": compiler_digest(), "files": {}}
+    seen: dict[str, str] = {}
+    output = Output(out) if out is not None else None
+    try:
+        for f in files:  # 8. emit, in a stable order
+            if f in results:
+                fr = results[f]
+                result.diagnostics.extend(fr.diagnostics)
+                index = {}
+                for name, location, bundle, entry in fr.tasks:
+                    if name in seen:
+                        result.diagnostics.append(Diagnostic(
+                            "E310", f"task `{name}` is declared twice (here and at {seen[name]})", None,
+                            "task names are unique in a project; rename one"))
+                        continue
+                    seen[name] = location
+                    if bundle is None:
+                        continue
+                    result.tasks[name] = bundle
+                    result.index.append(entry)
                     result.compiled += 1
+                    index[name] = entry
                     if output is not None:
-                        output.add(task.name, files_)
+                        output.add(name, bundle)
+                new_cache["files"][str(f)] = {"deps": fr.deps, "tasks": [t[0] for t in fr.tasks], "index": index}
+            else:
+                e = entries[str(f)]
+                for name in e["tasks"]:
+                    if name in seen:
+                        result.diagnostics.append(Diagnostic(
+                            "E310", f"task `{name}` is declared twice ({f} and {seen[name]})", None,
+                            "task names are unique in a project; rename one"))
+                        continue
+                    seen[name] = str(f)
+                    output.reuse(name)
+                    result.index.append(e["index"][name])
+                    result.reused += 1
+                new_cache["files"][str(f)] = e
                 if progress:
                     progress(1)
-            result.diagnostics.extend(diag.items)
-            new_cache["files"][str(path)] = {
-                "deps": deps, "tasks": [t.name for t in module.tasks],
-                "index": {e["id"]: e for e in result.index if e["id"] in {t.name for t in module.tasks}},
-            }
         if output is not None:
             if result.diagnostics:
                 output.abort()
             else:
-                result.index.sort(key=lambda e: e["id"])
-                output.commit(result.index, new_cache)
+                output.commit(sorted(result.index, key=lambda e: e["id"]), new_cache)
     except BaseException:
         if output is not None:
             output.abort()

@@ -13,6 +13,7 @@ import math
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
+
 from wac.bundle import model as B
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
@@ -102,7 +103,7 @@ def _turn(cur_yaw: float, want_yaw: float) -> float:
     return round(d, 1)
 
 
-def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid) -> B.SelfCheckPlan:
+def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo: dict | None = None) -> B.SelfCheckPlan:
     cat = registry().category(low.category)
     kind = cat.plan
     focus = low.focus
@@ -140,8 +141,13 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid) -> B.
                         "the path from the start is blocked, or the target lies outside the bounds; "
                         "move the start, the target or the bounds")
     start_idx = grid.start[0] * w + grid.start[1]
-    dist = shortest_path(_graph(grid), directed=False, indices=start_idx, return_predecessors=True)
-    lengths, preds = dist
+    key = ("paths", grid.reach.tobytes(), grid.reach.shape, start_idx)
+    if memo is not None and key in memo:
+        lengths, preds = memo[key]
+    else:
+        lengths, preds = shortest_path(_graph(grid), directed=False, indices=start_idx, return_predecessors=True)
+        if memo is not None:
+            memo[key] = (lengths, preds)
     flat = ii * w + jj
     cost = lengths[flat] * grid.cell + np.abs(edge - (lo + hi) / 2) * 0.5
     order = np.argsort(np.where(cand, cost, np.inf), kind="stable")

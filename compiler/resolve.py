@@ -9,6 +9,7 @@ prefabs and materials of its own file and of the files it imports, transitively.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -17,7 +18,6 @@ from wac.compiler.diagnostics import Collector, Diagnostic, did_you_mean
 from wac.compiler.elaborate import elaborate
 from wac.compiler.parse import decode, parse
 from wac.compiler.spans import Source, Span
-
 from wac.errors import SourceErrors
 
 STDLIB_FILES = ("materials.wa", "prefabs.wa")
@@ -43,6 +43,7 @@ class Loader:
     modules: dict[Path, N.Module] = field(default_factory=dict)
     failed: dict[Path, tuple[Diagnostic, ...]] = field(default_factory=dict)
     raw: dict[Path, bytes] = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)  # per-build caches of later passes (scene layouts, grids)
     _stdlib: tuple[N.Module, ...] | None = None
     _visible: dict[Path, Visible] = field(default_factory=dict)
 
@@ -54,20 +55,7 @@ class Loader:
 
     def stdlib(self) -> tuple[N.Module, ...]:
         if self._stdlib is None:
-            mods = []
-            pkg = resources.files("wac.compiler").joinpath("stdlib")
-            for name in STDLIB_FILES:
-                res = pkg.joinpath(name)
-                if not res.is_file():
-                    continue
-                data = res.read_bytes()
-                src = decode(data, f"<stdlib>/{name}", Path(f"<stdlib>/{name}"))
-                diag = Collector()
-                mod = elaborate(parse(src), diag)
-                if diag:
-                    raise SourceErrors(tuple(diag.items))
-                mods.append(mod)
-            self._stdlib = tuple(mods)
+            self._stdlib = load_stdlib()
         return self._stdlib
 
     def load(self, path: Path) -> N.Module | None:
@@ -109,7 +97,7 @@ class Loader:
         root = self.root.resolve()
         if not target.is_relative_to(root):
             diag.error("E302", f"{what} `{written}` is outside the project root", span,
-                       f"task files may only read files under {self.display(root) or '.'}")
+                       "task files may only read files under the project root (the current directory, or --root)")
             return None
         if target.suffix.lower() not in suffixes:
             diag.error("E303", f"{what} `{written}` must be a {' / '.join(suffixes)} file", span)
@@ -176,6 +164,25 @@ class Loader:
         vis = Visible(scenes, prefabs, materials, tuple(sorted(order)))
         self._visible[path] = vis
         return vis
+
+
+@lru_cache(maxsize=1)
+def load_stdlib() -> tuple[N.Module, ...]:
+    """The standard library modules (parsed once per process; forked workers inherit them)."""
+    mods = []
+    pkg = resources.files("wac.compiler").joinpath("stdlib")
+    for name in STDLIB_FILES:
+        res = pkg.joinpath(name)
+        if not res.is_file():
+            continue
+        data = res.read_bytes()
+        src = decode(data, f"<stdlib>/{name}", Path(f"<stdlib>/{name}"))
+        diag = Collector()
+        mod = elaborate(parse(src), diag)
+        if diag:
+            raise SourceErrors(tuple(diag.items))
+        mods.append(mod)
+    return tuple(mods)
 
 
 def discover(sources: list[Path]) -> list[Path]:

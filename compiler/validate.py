@@ -15,6 +15,7 @@ import numpy as np
 from scipy import ndimage
 from shapely import contains_xy
 from shapely.geometry import MultiPoint, Point, Polygon
+
 from wac.bundle import model as B
 from wac.bundle.transforms import part_corners_world
 from wac.compiler.assemble import Built
@@ -113,11 +114,31 @@ def penetration(a: B.SceneObject, b: B.SceneObject) -> float:
     return max((c.depth for c in contacts), default=0.0)
 
 
-def check_clean(built: Built, diag: Collector, span) -> None:
-    """Nothing in the clean scene floats or interpenetrates (benign objects excepted)."""
+def check_clean(built: Built, diag: Collector, span, memo: dict | None = None) -> None:
+    """Nothing in the clean scene floats or interpenetrates (benign objects excepted).
+
+    The scene's own objects are checked once per build (`memo`); each task then checks
+    only the objects it declares itself.
+    """
+    if memo is None:
+        _check_clean(built, diag, span, None)
+        return
+    key = ("clean", built.scene_key)
+    if key not in memo:
+        scene_diag = Collector()
+        _check_clean(built, scene_diag, span, frozenset(o.id for o in built.scene.objects if o.id not in built.task_local))
+        memo[key] = tuple(scene_diag.items)
+    diag.items.extend(memo[key])
+    if built.task_local:
+        _check_clean(built, diag, span, built.task_local, pairs_with=True)
+
+
+def _check_clean(built: Built, diag: Collector, span, only: frozenset[str] | None, pairs_with: bool = False) -> None:
     benign = {b.object for b in built.scene.benign}
     objs = [o for o in built.scene.objects if o.solid]
     for o in built.scene.objects:
+        if only is not None and o.id not in only:
+            continue
         if o.attached_to is not None and o.attached_to not in built.objects:
             thing = built.things.get(o.id)
             diag.error("E503", f"`{o.id}` is attached to unknown object `{o.attached_to}`", thing.span if thing else span)
@@ -135,6 +156,11 @@ def check_clean(built: Built, diag: Collector, span) -> None:
         for b in objs[i + 1 :]:
             if a.id in benign or b.id in benign:
                 continue
+            if only is not None:
+                if pairs_with and a.id not in only and b.id not in only:
+                    continue
+                if not pairs_with and (a.id not in only or b.id not in only):
+                    continue
             if b.id in (a.support, a.attached_to) or a.id in (b.support, b.attached_to):
                 continue
             if not _overlap(a, b, PENETRATION_M):
@@ -146,33 +172,35 @@ def check_clean(built: Built, diag: Collector, span) -> None:
                            thing.span if thing else span, f"move one of them apart, declare `attached_to {a.id}` on {b.id} if it is set into it, or mark one `benign`")
 
 
-def walkable_grid(built: Built, ignore: frozenset[str] = frozenset()) -> Grid:
+def footprints(built: Built, memo: dict | None) -> dict[str, Polygon | None]:
+    """Solid footprints of every object; the scene's own are computed once per build."""
+    key = ("footprints", built.scene_key)
+    cached = memo.get(key) if memo is not None else None
+    if cached is None:
+        cached = {o.id: footprint(o) for o in built.scene.objects if o.id not in built.task_local and o.solid}
+        if memo is not None:
+            memo[key] = cached
+    out = dict(cached)
+    out.update({oid: footprint(built.objects[oid]) for oid in built.task_local if built.objects[oid].solid})
+    return out
+
+
+def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
+    """The walkable grid of a task: the scene's obstacles rasterised once per bounds, the task's added."""
     expl = built.exploration
-    poly = Polygon(expl.bounds)
-    minx, miny, maxx, maxy = poly.bounds
-    nx = max(1, int(np.ceil((maxx - minx) / CELL_M)))
-    ny = max(1, int(np.ceil((maxy - miny) / CELL_M)))
-    xs = minx + (np.arange(nx) + 0.5) * CELL_M
-    ys = miny + (np.arange(ny) + 0.5) * CELL_M
-    gx, gy = np.meshgrid(xs, ys)
-    inside = contains_xy(poly.buffer(-expl.agent_radius_m * 0.5), gx, gy)
-    blocked = np.zeros_like(inside)
-    occupied = np.zeros_like(inside)
-    for o in built.scene.objects:
-        if o.id in ignore or not o.solid:
-            continue
-        fp = footprint(o)
-        if fp is None:
-            continue
-        fx0, fy0, fx1, fy1 = fp.bounds
-        r = expl.agent_radius_m
-        j0, j1 = max(0, int((fx0 - r - minx) // CELL_M)), min(nx, int((fx1 + r - minx) // CELL_M) + 1)
-        i0, i1 = max(0, int((fy0 - r - miny) // CELL_M)), min(ny, int((fy1 + r - miny) // CELL_M) + 1)
-        if j0 >= j1 or i0 >= i1:
-            continue
-        sub_x, sub_y = gx[i0:i1, j0:j1], gy[i0:i1, j0:j1]
-        blocked[i0:i1, j0:j1] |= contains_xy(fp.buffer(r, quad_segs=4), sub_x, sub_y)
-        occupied[i0:i1, j0:j1] |= contains_xy(fp.buffer(CELL_M * 0.5, quad_segs=2), sub_x, sub_y)
+    key = ("grid", built.scene_key, expl.bounds, expl.agent_radius_m)
+    base = memo.get(key) if memo is not None else None
+    if base is None:
+        fps = footprints(built, memo)
+        scene_ids = [o.id for o in built.scene.objects if o.id not in built.task_local]
+        base = _rasterise(expl, [fps.get(i) for i in scene_ids])
+        if memo is not None:
+            memo[key] = base
+    minx, miny, nx, ny, gx, gy, inside, blocked, occupied = base
+    if built.task_local:
+        extra = _rasterise(expl, [footprint(built.objects[i]) for i in sorted(built.task_local) if built.objects[i].solid])
+        blocked = blocked | extra[7]
+        occupied = occupied | extra[8]
     free = inside & ~blocked
     sx, sy = expl.start.position
     si, sj = int((sy - miny) // CELL_M), int((sx - minx) // CELL_M)
@@ -183,7 +211,34 @@ def walkable_grid(built: Built, ignore: frozenset[str] = frozenset()) -> Grid:
     return Grid(minx, miny, CELL_M, free, reach, (si, sj), occupied)
 
 
-def check_start(built: Built, grid: Grid, diag: Collector, span) -> None:
+def _rasterise(expl: B.Exploration, fps: list) -> tuple:
+    """Bounds grid with the given footprints marked: (x0, y0, nx, ny, gx, gy, inside, blocked, occupied)."""
+    poly = Polygon(expl.bounds)
+    minx, miny, maxx, maxy = poly.bounds
+    nx = max(1, int(np.ceil((maxx - minx) / CELL_M)))
+    ny = max(1, int(np.ceil((maxy - miny) / CELL_M)))
+    xs = minx + (np.arange(nx) + 0.5) * CELL_M
+    ys = miny + (np.arange(ny) + 0.5) * CELL_M
+    gx, gy = np.meshgrid(xs, ys)
+    inside = contains_xy(poly.buffer(-expl.agent_radius_m * 0.5), gx, gy)
+    blocked = np.zeros_like(inside)
+    occupied = np.zeros_like(inside)
+    r = expl.agent_radius_m
+    for fp in fps:
+        if fp is None:
+            continue
+        fx0, fy0, fx1, fy1 = fp.bounds
+        j0, j1 = max(0, int((fx0 - r - minx) // CELL_M)), min(nx, int((fx1 + r - minx) // CELL_M) + 1)
+        i0, i1 = max(0, int((fy0 - r - miny) // CELL_M)), min(ny, int((fy1 + r - miny) // CELL_M) + 1)
+        if j0 >= j1 or i0 >= i1:
+            continue
+        sub_x, sub_y = gx[i0:i1, j0:j1], gy[i0:i1, j0:j1]
+        blocked[i0:i1, j0:j1] |= contains_xy(fp.buffer(r, quad_segs=4), sub_x, sub_y)
+        occupied[i0:i1, j0:j1] |= contains_xy(fp.buffer(CELL_M * 0.5, quad_segs=2), sub_x, sub_y)
+    return minx, miny, nx, ny, gx, gy, inside, blocked, occupied
+
+
+def check_start(built: Built, grid: Grid, diag: Collector, span, memo: dict | None = None) -> None:
     expl = built.exploration
     poly = Polygon(expl.bounds)
     if not poly.is_valid:
@@ -194,9 +249,9 @@ def check_start(built: Built, grid: Grid, diag: Collector, span) -> None:
         diag.error("E511", f"the start ({sx:g}, {sy:g}) is outside the exploration bounds", span,
                    "move the start inside `bounds` or widen the bounds")
         return
-    for o in built.scene.objects:
-        fp = footprint(o)
-        if o.solid and fp is not None and fp.buffer(expl.agent_radius_m * 0.9).contains(Point(sx, sy)):
+    for oid, fp in sorted(footprints(built, memo).items()):
+        o = built.objects[oid]
+        if fp is not None and fp.distance(Point(sx, sy)) < expl.agent_radius_m * 0.9:
             diag.error("E512", f"the start ({sx:g}, {sy:g}) is inside `{o.id}`", span,
                        f"move the start at least {expl.agent_radius_m:g} m away from {o.id}")
             return

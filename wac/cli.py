@@ -32,6 +32,15 @@ def _root(args) -> Path:
     return root.resolve()
 
 
+def _jobs(args) -> int:
+    import os
+
+    jobs = getattr(args, "jobs", None) or (os.cpu_count() or 1)
+    if jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    return jobs
+
+
 def _report(result, args, started: float, wrote: str | None) -> int:
     if args.json:
         print(json.dumps({
@@ -77,7 +86,7 @@ def cmd_build(args) -> int:
     started = time.perf_counter()
     out = Path(args.output)
     step, total = _progress(args)
-    result = compile_project(_sources(args), _root(args), out=out, progress=step, total=total)
+    result = compile_project(_sources(args), _root(args), out=out, jobs=_jobs(args), progress=step, total=total)
     return _report(result, args, started, str(out))
 
 
@@ -85,7 +94,7 @@ def cmd_check(args) -> int:
     from wac.compiler.pipeline import compile_project
 
     started = time.perf_counter()
-    result = compile_project(_sources(args), _root(args), out=None)
+    result = compile_project(_sources(args), _root(args), out=None, jobs=_jobs(args))
     return _report(result, args, started, None)
 
 
@@ -156,12 +165,14 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("-o", "--output", default="build", metavar="OUT", help="output directory (default build/)")
     b.add_argument("--root", help="project root: sources may only read files under it (default: current directory)")
     b.add_argument("--json", action="store_true", help="machine-readable diagnostics on stdout")
+    b.add_argument("-j", "--jobs", type=int, help="parallel compile processes (default: one per CPU)")
     b.set_defaults(func=cmd_build)
 
     c = sub.add_parser("check", help="type-check task sources without writing anything")
     c.add_argument("sources", nargs="+", metavar="SRC")
     c.add_argument("--root")
     c.add_argument("--json", action="store_true")
+    c.add_argument("-j", "--jobs", type=int, help="parallel compile processes (default: one per CPU)")
     c.set_defaults(func=cmd_check)
 
     f = sub.add_parser("fmt", help="rewrite task sources in canonical layout")
@@ -205,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     except WacError as exc:
         print(f"wac: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `wac taxonomy | head`: the reader left, which is no error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("wac: interrupted", file=sys.stderr)
         return 130

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from wac.compiler.pipeline import compile_project
 
 from wac.cli import main
+from wac.compiler.pipeline import compile_project
 
 TASK = """
 task fence_walkthrough on yard {
