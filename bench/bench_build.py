@@ -84,8 +84,8 @@ def main() -> None:
         (root / "tasks" / "t0000.wa").write_text((root / "tasks" / "t0000.wa").read_text().replace("0.4 m", "0.5 m"))
         one = run(cmd, root)
         shutil.rmtree(root / "out")
-    print(f"| tasks | jobs | cold build | tasks/s | no-op rebuild | one task changed |")
-    print(f"|---|---|---|---|---|---|")
+    print("| tasks | jobs | cold build | tasks/s | no-op rebuild | one task changed |")
+    print("|---|---|---|---|---|---|")
     print(f"| {args.tasks} | {args.jobs} | {cold:.2f} s | {args.tasks / cold:.0f} | {noop:.2f} s | {one:.2f} s |")
 
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import jsonschema
 
 from wac import __version__
-from wac.errors import UsageError
 from wac.bundle import model as B
 from wac.compiler.lower import Lowered3, context_markdown
 from wac.compiler.rubric import markdown as rubric_markdown
+from wac.errors import UsageError
 
 CACHE_FILE = ".wac-cache.json"
 

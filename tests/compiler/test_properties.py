@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from importlib import resources
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
