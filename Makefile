@@ -12,9 +12,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: $(VENV)/.installed
-	$(WAC) check tasks_src/ taxonomy/examples/
-	$(WAC) build tasks_src/ -o build/
-	$(WAC) build taxonomy/examples/ -o build/examples/
+	$(WAC) build tasks_src/ taxonomy/examples/ -o build/
 
 test: $(VENV)/.installed
 	$(PY) -m pytest

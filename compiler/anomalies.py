@@ -266,6 +266,14 @@ class Lowerer:
     # -- operators: static physics --------------------------------------------------------------
     def op_float(self, a, spec, t, p, trig):
         o = t[0]
+        if o.attached_to is not None:
+            self.diag.error("E607", f"`{o.id}` hangs from `{o.attached_to}`; it rests on nothing, so floating it is no defect",
+                            a.operand[0].span, "pick an object that stands on the ground or `on` another object")
+            return None
+        if o.support is None and o.aabb_min[2] > 0.02:
+            self.diag.error("E607", f"`{o.id}` already floats {o.aabb_min[2]:.2f} m above the ground", a.operand[0].span,
+                            "pick an object that stands on the ground or `on` another object")
+            return None
         x, y, z = o.position
         return [B.Effect(kind="set_pose", target=o.id, position=(x, y, round(z + p["by"], 6)))], \
             {"support": self._support_name(o)}, []

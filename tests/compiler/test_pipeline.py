@@ -182,3 +182,24 @@ def test_json_diagnostics(project, capsys):
     data = json.loads(capsys.readouterr().out)
     (d,) = data["diagnostics"]
     assert d["code"] == "E601" and d["line"] == 3 and d["hint"] == "did you mean `fence_3`?"
+
+
+def test_floating_what_does_not_rest_on_anything_is_refused(project):
+    project("t.wa", """
+    task t on yard {
+        sign_1: box size (0.6, 0.05, 0.4) at (0, -0.1, 0.6) attached_to fence_3 { name "sign" }
+        anomaly float sign_1 by 0.3 m
+    }
+    """)
+    (d,) = build(project).diagnostics
+    assert d.message == "`sign_1` hangs from `fence_3`; it rests on nothing, so floating it is no defect"
+
+
+def test_attached_objects_may_overlap_their_host(project):
+    project("t.wa", """
+    task t on yard {
+        sign_1: box size (0.6, 0.2, 0.4) at (0, 0, 0.6) attached_to fence_3 { name "sign" }
+        anomaly remove_collision fence_3
+    }
+    """)
+    assert build(project).ok
