@@ -8,8 +8,6 @@ formatted text parses to the same syntax tree (a property test holds us to that)
 
 from __future__ import annotations
 
-import json
-
 from wac.compiler import syntax as S
 from wac.compiler.parse import decode, parse, parse_comments
 
@@ -22,9 +20,20 @@ def _number(q: S.Quantity) -> str:
     return f"{num.strip()} {q.unit}" if q.unit else num.strip()
 
 
+_ESCAPE = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+
+
 def _string(value: str) -> str:
-    out = json.dumps(value, ensure_ascii=False)
-    return out.replace("\\u0000", "\\0")
+    """A string literal using only the language's escapes (other control characters as \\uXXXX)."""
+    out = []
+    for ch in value:
+        if ch in _ESCAPE:
+            out.append(_ESCAPE[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 def word(w: S.Word, prec: int = 0) -> str:
