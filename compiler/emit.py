@@ -85,6 +85,21 @@ def _walk(root):
             yield entry
 
 
+SELFCHECK_SCRIPT = '''#!/usr/bin/env python3
+"""Self-check of task `{task_id}`: runs its plan in the clean and perturbed worlds.
+
+Run `python selfcheck.py` (with wac installed); `wac selfcheck BUILD_DIR` checks many at once.
+"""
+
+import sys
+from pathlib import Path
+
+from wac.validation.selfcheck import main
+
+sys.exit(main([str(Path(__file__).resolve().parent)]))
+'''
+
+
 def bundle_files(out: Lowered3) -> dict[str, bytes]:
     task_json = out.task.model_dump(mode="json")
     validate_task(task_json)  # an independent check of the emitted document
@@ -95,6 +110,7 @@ def bundle_files(out: Lowered3) -> dict[str, bytes]:
         "rubric.json": dump(out.rubric),
         "rubric.md": rubric_markdown(out.rubric).encode("utf-8"),
         "selfcheck.json": dump(out.plan),
+        "selfcheck.py": SELFCHECK_SCRIPT.format(task_id=out.task.id).encode("utf-8"),
     }
     for asset, path in out.assets:
         files[asset.file] = Path(path).read_bytes()
@@ -110,6 +126,8 @@ def write_bundle(directory: Path, files: dict[str, bytes]) -> None:
         p = directory / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
+        if rel.endswith(".py"):
+            p.chmod(0o755)
 
 
 def index_entry(out: Lowered3, version_id: str) -> dict:

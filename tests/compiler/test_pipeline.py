@@ -34,7 +34,7 @@ def test_a_task_builds_into_a_complete_bundle(project, tmp_path):
     bundle = out / "fence_walkthrough"
     names = sorted(str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.is_file())
     assert names == ["agent/context.json", "agent/context.md", "manifest.json", "rubric.json", "rubric.md",
-                     "selfcheck.json", "task.json"]
+                     "selfcheck.json", "selfcheck.py", "task.json"]
     task = json.loads((bundle / "task.json").read_text())
     anomaly = task["anomalies"][0]
     assert anomaly["category"] == "missing_collision" and anomaly["family"] == "interactive_physics"

@@ -1,0 +1,1 @@
+"""Self-checks and property-based validation of task bundles (issue 4)."""
