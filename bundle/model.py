@@ -237,12 +237,16 @@ class Effect(Model):
       set_visible     target, visible, [casts_shadow], [keeps_collision]
       set_render      target, render: xray | cull | flip_normals | lod_proxy, [normal]
       set_material    target, [part], material (name in scene.materials)
+      set_physics impulse is a velocity change in m/s in a frame whose +x points away from
+                      the agent (horizontal) and +z up; torque_deg rotates the object about the
+                      horizontal axis across the push
       set_shadow      target, casts_shadow, [shadow_offset]
       set_light       target, lit (emitters glow), illuminates (light reaches the scene)
       set_physics     target, [mass_kg], [restitution], [friction], [impulse], [torque_deg]
       set_motion      target, motion: drift | tremble, axis, range_m, speed_m_s, amplitude_m
-      set_mechanism   target, mechanism: phantom | ghost | autoclose | delay | speed | jam |
-                      dead | through_walls, value
+      set_mechanism   target, mechanism: ghost | autoclose | delay | speed | jam | dead |
+                      through_walls | one_way (with `normal`: the world-frame side it can
+                      be entered from), value
       set_animation   target, animation: freeze | speed | jump, value, [period_s]
       set_day_night   period_s, transition
       set_flicker     target, period_s

@@ -1,0 +1,401 @@
+"""Primitive anomaly effects applied to the perturbed world (one function per `Effect.kind`).
+
+`apply(effect, ctx)` changes the live `World` and returns an undo callable, so that triggers
+that switch off (every, beyond/within, repeat) restore the clean state.  Runtime readings of
+the docstring in bundle/model.py where it leaves room:
+
+- set_pose / set_part_pose: absolute values (world frame for objects, object frame for parts);
+  missing fields keep their current value.
+- set_visible: `casts_shadow` and `keeps_collision` default to False when hiding.
+- set_render: xray = drawn over occluders; cull = not drawn while the camera is on the side the
+  horizontal `normal` points to (default +x); flip_normals = front faces culled; lod_proxy =
+  drawn as a flat-coloured bounding box.
+- set_light: `lit` sets whether its emitters glow (for an object without emitters every part
+  glows); `illuminates` whether its light reaches the scene.
+- set_physics: `impulse` (N s) is world-frame, except under a contact trigger where x points
+  from the agent to the target, y to its left and z up; `torque_deg` tips the object over about
+  the horizontal axis across that direction (a spin of 3 x torque_deg per second about its base).
+  A restitution >= 0.8 without an impulse also gets a 2.5 m/s upward kick so the bouncing shows.
+- set_mechanism values: autoclose delay s (2), delay s (3), speed factor (8), jam open fraction
+  (0.25); ghost = panel opens but the collider stays shut; phantom = collider opens but the panel
+  stays shut; dead = interaction does nothing; through_walls = reachable through obstacles;
+  one_way = the solid lets the agent in from the side its world-frame `normal` points to (the
+  agent passes the face whose outward normal that is), after which it cannot leave the footprint.
+- set_animation: freeze | speed (x value, default 8) | jump (value deg every period_s), on the
+  effect's `part` or every spinning part.
+- set_appearance: a visual-only scale about the base centre (scale[0] used when uniform) and an
+  optional colour override.
+- add_hole: `size` x/y rectangle centred on `position` loses ground collision.
+- add_blocker: invisible solid box, `position` is its base centre.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from wac.bundle.model import DayNight, Effect
+from wac.errors import BundleError
+
+from .world import ObjectState, World
+
+Undo = Callable[[], None]
+
+
+@dataclass(frozen=True)
+class EffectContext:
+    """What an effect may touch: the world, the physics (for kicks) and the push direction."""
+
+    world: World
+    physics: object
+    push_dir: tuple[float, float] | None = None  # unit xy from agent to target on contact
+    time: float = 0.0
+
+
+def _target(ctx: EffectContext, eff: Effect) -> ObjectState:
+    if eff.target is None:
+        raise BundleError(f"effect {eff.kind} needs a target")
+    return ctx.world.get(eff.target)
+
+
+def _snapshot(st: ObjectState, *names: str) -> Undo:
+    saved = {n: _copy(getattr(st, n)) for n in names}
+
+    def undo() -> None:
+        for n, v in saved.items():
+            setattr(st, n, _copy(v))
+        st.bump()
+
+    return undo
+
+
+def _copy(v):
+    if isinstance(v, np.ndarray):
+        return v.copy()
+    if isinstance(v, dict):
+        return dict(v)
+    return v
+
+
+def set_pose(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    undo = _snapshot(st, "position", "rotation_deg", "scale")
+    if eff.position is not None:
+        st.position = np.array(eff.position, dtype=float)
+    if eff.rotation_deg is not None:
+        st.rotation_deg = np.array(eff.rotation_deg, dtype=float)
+    if eff.scale is not None:
+        st.scale = np.array(eff.scale, dtype=float)
+    st.bump()
+    return undo
+
+
+def set_part_pose(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    ps = _part(st, eff.part)
+    old = (ps.position, ps.rotation_deg)
+    if eff.position is not None:
+        ps.position = tuple(eff.position)
+    if eff.rotation_deg is not None:
+        ps.rotation_deg = tuple(eff.rotation_deg)
+    st.bump()
+
+    def undo() -> None:
+        ps.position, ps.rotation_deg = old
+        st.bump()
+
+    return undo
+
+
+def _part(st: ObjectState, pid: str | None):
+    if pid is None:
+        raise BundleError(f"effect on {st.id!r} needs a part")
+    try:
+        return st.parts[pid]
+    except KeyError:
+        raise BundleError(f"object {st.id!r} has no part {pid!r}") from None
+
+
+def set_solid(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    solid = bool(eff.solid)
+    if eff.part is not None:
+        ps = _part(st, eff.part)
+        old = ps.solid
+        ps.solid = solid
+        st.bump()
+
+        def undo_part() -> None:
+            ps.solid = old
+            st.bump()
+
+        return undo_part
+    old_parts = {k: p.solid for k, p in st.parts.items()}
+    old = st.solid
+    st.solid = solid
+    if solid:
+        for p in st.parts.values():
+            p.solid = True
+    st.bump()
+    ctx.world.version += 1  # liquids change the ground
+
+    def undo() -> None:
+        st.solid = old
+        for k, v in old_parts.items():
+            st.parts[k].solid = v
+        st.bump()
+        ctx.world.version += 1
+
+    return undo
+
+
+def add_object(eff: Effect, ctx: EffectContext) -> Undo:
+    if eff.object is None:
+        raise BundleError("add_object needs an object")
+    w = ctx.world
+    st = w.objects.get(eff.object.id)
+    if st is None:
+        st = w.add(eff.object)
+    old = st.present
+    st.present = True
+    st.bump()
+    w.version += 1
+
+    def undo() -> None:
+        st.present = old
+        st.bump()
+        w.version += 1
+
+    return undo
+
+
+def remove_object(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    st.present = False
+    st.bump()
+    ctx.world.version += 1
+
+    def undo() -> None:
+        st.present = True
+        st.bump()
+        ctx.world.version += 1
+
+    return undo
+
+
+def set_visible(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    undo = _snapshot(st, "visible", "casts_shadow", "keeps_collision")
+    st.visible = bool(eff.visible) if eff.visible is not None else False
+    if not st.visible:
+        st.casts_shadow = bool(eff.casts_shadow) if eff.casts_shadow is not None else False
+        st.keeps_collision = bool(eff.keeps_collision) if eff.keeps_collision is not None else False
+    st.bump()
+    return undo
+
+
+def set_render(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    if eff.render not in ("xray", "cull", "flip_normals", "lod_proxy"):
+        raise BundleError(f"unknown render mode {eff.render!r}")
+    undo = _snapshot(st, "render", "render_normal")
+    st.render = eff.render
+    st.render_normal = tuple(eff.normal) if eff.normal is not None else None
+    return undo
+
+
+def set_material(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    if eff.material is None:
+        raise BundleError("set_material needs a material")
+    ctx.world.material(eff.material)
+    parts = [_part(st, eff.part)] if eff.part else list(st.parts.values())
+    old = [(p, p.material) for p in parts]
+    for p in parts:
+        p.material = eff.material
+
+    def undo() -> None:
+        for p, m in old:
+            p.material = m
+
+    return undo
+
+
+def set_shadow(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    undo = _snapshot(st, "casts_shadow", "shadow_offset")
+    if eff.casts_shadow is not None:
+        st.casts_shadow = bool(eff.casts_shadow)
+    if eff.shadow_offset is not None:
+        st.shadow_offset = tuple(eff.shadow_offset)
+        st.casts_shadow = True if eff.casts_shadow is None else st.casts_shadow
+    return undo
+
+
+def set_light(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    undo = _snapshot(st, "lit", "lit_override", "glow", "illuminates")
+    if eff.lit is not None:
+        if st.has_emitter:
+            if st.lit is None:
+                st.lit = bool(eff.lit)
+            st.lit_override = bool(eff.lit)
+        else:
+            st.glow = bool(eff.lit)
+    if eff.illuminates is not None:
+        st.illuminates = bool(eff.illuminates)
+    return undo
+
+
+def set_physics(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    undo = _snapshot(st, "mass_kg", "restitution", "friction")
+    if eff.mass_kg is not None:
+        st.mass_kg = float(eff.mass_kg)
+    if eff.restitution is not None:
+        st.restitution = float(eff.restitution)
+    if eff.friction is not None:
+        st.friction = float(eff.friction)
+    phys = ctx.physics
+    phys.set_dynamics(st)
+    ux, uy = ctx.push_dir if ctx.push_dir is not None else (1.0, 0.0)
+    mass = max(st.mass_kg, 1e-3)
+    if eff.impulse is not None:
+        ix, iy, iz = eff.impulse
+        if ctx.push_dir is not None:
+            ix, iy = ix * ux - iy * uy, ix * uy + iy * ux
+        phys.kick(st, linear=(ix / mass, iy / mass, iz / mass))
+    elif (eff.restitution or 0.0) >= 0.8:
+        phys.kick(st, linear=(0.0, 0.0, 2.5))
+    if eff.torque_deg:
+        # tip over about the base: spin about the axis across the push direction, with the matching
+        # velocity of the centre (v = w x r from the base), so the object rolls over its far edge
+        lo, hi = ctx.world.aabb(st)
+        w = 3.0 * np.radians(eff.torque_deg)
+        half_h = float(hi[2] - lo[2]) / 2
+        phys.kick(st, linear=(ux * w * half_h, uy * w * half_h, 0.5), angular=(-uy * w, ux * w, 0.0))
+    return undo
+
+
+def set_motion(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    if eff.motion not in ("drift", "tremble"):
+        raise BundleError(f"unknown motion {eff.motion!r}")
+    undo0 = _snapshot(st, "motion", "motion_offset")
+    st.motion = {"motion": eff.motion, "axis": eff.axis, "range_m": eff.range_m, "speed_m_s": eff.speed_m_s,
+                 "amplitude_m": eff.amplitude_m, "t0": ctx.time}
+    st.bump()
+    return undo0
+
+
+MECHANISMS = ("phantom", "ghost", "autoclose", "delay", "speed", "jam", "dead", "through_walls", "one_way")
+
+
+def set_mechanism(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    if eff.mechanism not in MECHANISMS:
+        raise BundleError(f"unknown mechanism {eff.mechanism!r}")
+    undo0 = _snapshot(st, "mechanism", "collider_frac")
+    st.mechanism = dict(st.mechanism)
+    st.mechanism[eff.mechanism] = eff.value
+    if eff.mechanism == "one_way":
+        n = np.asarray(eff.normal or (1.0, 0.0), dtype=float)
+        st.mechanism["_one_way_normal"] = tuple(n / max(float(np.linalg.norm(n)), 1e-9))
+    if eff.mechanism == "ghost":
+        st.collider_frac = 0.0
+    elif eff.mechanism == "phantom":
+        st.collider_frac = st.open_frac
+    st.bump()
+    return undo0
+
+
+def set_animation(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    if eff.animation not in ("freeze", "speed", "jump"):
+        raise BundleError(f"unknown animation change {eff.animation!r}")
+    undo = _snapshot(st, "animation")
+    st.animation = {"animation": eff.animation, "value": eff.value, "period_s": eff.period_s, "part": eff.part}
+    return undo
+
+
+def set_day_night(eff: Effect, ctx: EffectContext) -> Undo:
+    w = ctx.world
+    old = w.day_night
+    base = old or DayNight(period_s=eff.period_s or 60.0)
+    w.day_night = DayNight(period_s=eff.period_s or base.period_s, transition=eff.transition or base.transition,
+                           phase=base.phase)
+
+    def undo() -> None:
+        w.day_night = old
+
+    return undo
+
+
+def set_flicker(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    undo = _snapshot(st, "mechanism", "lit_override")
+    st.mechanism = dict(st.mechanism)
+    st.mechanism["flicker"] = eff.period_s or 0.5
+    if st.lit is None:
+        st.lit = True
+    return undo
+
+
+def add_hole(eff: Effect, ctx: EffectContext) -> Undo:
+    if eff.position is None or eff.size is None:
+        raise BundleError("add_hole needs position and size")
+    w = ctx.world
+    item = (np.asarray(eff.position, dtype=float), np.asarray(eff.size, dtype=float))
+    w.holes.append(item)
+    w.version += 1
+
+    def undo() -> None:
+        w.holes.remove(item)
+        w.version += 1
+
+    return undo
+
+
+def add_blocker(eff: Effect, ctx: EffectContext) -> Undo:
+    if eff.position is None or eff.size is None:
+        raise BundleError("add_blocker needs position and size")
+    w = ctx.world
+    item = (tuple(eff.position), tuple(eff.size), tuple(eff.rotation_deg or (0.0, 0.0, 0.0)))
+    w.blockers.append(item)
+    w.version += 1
+
+    def undo() -> None:
+        w.blockers.remove(item)
+        w.version += 1
+
+    return undo
+
+
+def set_appearance(eff: Effect, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    undo = _snapshot(st, "appearance_scale", "appearance_color")
+    if eff.scale is not None:
+        st.appearance_scale = np.asarray(eff.scale, dtype=float)
+    if eff.color is not None:
+        st.appearance_color = tuple(eff.color)
+    return undo
+
+
+APPLY: dict[str, Callable[[Effect, EffectContext], Undo]] = {
+    "set_pose": set_pose, "set_part_pose": set_part_pose, "set_solid": set_solid, "add_object": add_object,
+    "remove_object": remove_object, "set_visible": set_visible, "set_render": set_render,
+    "set_material": set_material, "set_shadow": set_shadow, "set_light": set_light, "set_physics": set_physics,
+    "set_motion": set_motion, "set_mechanism": set_mechanism, "set_animation": set_animation,
+    "set_day_night": set_day_night, "set_flicker": set_flicker, "add_hole": add_hole, "add_blocker": add_blocker,
+    "set_appearance": set_appearance,
+}
+
+
+def apply(eff: Effect, ctx: EffectContext) -> Undo:
+    """Apply one effect; returns its undo."""
+    fn = APPLY.get(eff.kind)
+    if fn is None:
+        raise BundleError(f"unknown effect kind {eff.kind!r} (known: {', '.join(sorted(APPLY))})")
+    return fn(eff, ctx)

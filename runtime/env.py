@@ -1,0 +1,645 @@
+"""The first-person environment every consumer drives: `WorldEnv` (Gymnasium-shaped) over a bundle.
+
+Actions follow the reference harness (UCSB-NLP-Chang/WorldAuditBench agent/tools.py) names and
+ranges: move(distance_m 0.3-4, direction forward|back), turn(degrees -180..180, positive = right),
+look(degrees -90..90, positive = down), interact(), wait(seconds 0.5-5).  Each costs one budget
+step and advances simulated time (walking 1.4 m/s, turning 120 deg/s, looking 90 deg/s,
+interacting 0.5 s); film frames are taken every `film_interval_s` of simulated time during an
+action.  The clean variant ignores the anomalies; the perturbed one runs them under their
+triggers and logs every trigger transition to `events` (never part of what the agent sees).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from wac.bundle.model import CompiledTask, TriggerKind
+from wac.errors import BundleError, UsageError, WacError
+
+from . import effects as fx
+from . import mechanics
+from .actions import Action, ActionError, BudgetExhausted, coerce, validate
+from .physics import DT, RAY_ALL, Physics
+from .render import Camera, Renderer
+from .triggers import Percept, TriggerEvent, TriggerState
+from .world import World
+
+WALK_SPEED = 1.4
+TURN_SPEED = 120.0
+LOOK_SPEED = 90.0
+INTERACT_S = 0.5
+REACH_M = 3.0
+VIEW_RANGE_M = 60.0
+CONTROL_EVERY = 6  # physics steps per control tick (0.05 s)
+PITCH_LIMIT = 89.0
+
+
+@dataclass(frozen=True)
+class AgentPose:
+    """Agent foot position, heading (yaw ccw from +x) and pitch (positive = down)."""
+
+    x: float
+    y: float
+    z: float
+    yaw_deg: float
+    pitch_deg: float
+
+    def as_dict(self) -> dict:
+        return {"x": round(self.x, 4), "y": round(self.y, 4), "z": round(self.z, 4),
+                "yaw_deg": round(self.yaw_deg, 3), "pitch_deg": round(self.pitch_deg, 3)}
+
+
+@dataclass(frozen=True)
+class FilmFrame:
+    t_sim: float
+    frame: np.ndarray
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one action returns: final frame, film frames, pose, time, outcome and budget."""
+
+    step: int
+    action: Action | None
+    frame: np.ndarray
+    film: tuple[FilmFrame, ...]
+    pose: AgentPose
+    sim_time: float
+    sim_elapsed: float
+    outcome: str
+    moved_m: float
+    budget_left: int
+    done: bool
+    ok: bool = True
+
+
+@dataclass
+class _Anomaly:
+    index: int
+    spec: object
+    trig: TriggerState
+    undos: list = field(default_factory=list)
+
+
+def load_task(bundle_or_task) -> tuple[CompiledTask, Path | None]:
+    """A CompiledTask from a task object, a bundle directory or a task.json path."""
+    if isinstance(bundle_or_task, CompiledTask):
+        return bundle_or_task, None
+    path = Path(bundle_or_task)
+    if path.is_dir():
+        path = path / "task.json"
+    if not path.is_file():
+        raise BundleError(f"no bundle task at {path}")
+    try:
+        return CompiledTask.model_validate_json(path.read_text(encoding="utf-8")), path.parent
+    except ValueError as exc:
+        raise BundleError(f"{path}: not a valid compiled task: {exc}") from exc
+
+
+class WorldEnv:
+    """A first-person world over one bundle variant (see module docstring)."""
+
+    def __init__(self, bundle_or_task, variant: str = "clean", seed: int = 0, width: int = 640, height: int = 480,
+                 film_interval_s: float | None = 0.5, hfov_deg: float = 90.0, shadows: bool = True,
+                 record_dir: str | Path | None = None) -> None:
+        if variant not in ("clean", "perturbed"):
+            raise UsageError(f"variant must be 'clean' or 'perturbed', got {variant!r}")
+        self.task, self.bundle_dir = load_task(bundle_or_task)
+        self.variant = variant
+        self.seed = seed
+        self.width, self.height, self.hfov = width, height, hfov_deg
+        self.film_interval = film_interval_s if film_interval_s and film_interval_s > 0 else None
+        self.shadows = shadows
+        self.record_dir = Path(record_dir) if record_dir else None
+        self.recorder = None
+        self.world: World | None = None
+        self.physics: Physics | None = None
+        self.renderer: Renderer | None = None
+        self.history: list[StepResult] = []
+        self.events: list[TriggerEvent] = []
+        self.reset(seed=seed)
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> StepResult:
+        """Rebuild the world at the start pose; returns the start observation (step 0)."""
+        if seed is not None:
+            self.seed = seed
+        self.rng = np.random.default_rng(self.seed)
+        ex = self.task.exploration
+        if self.physics is not None:
+            self.physics.close()
+        if self.renderer is not None:
+            self.renderer.close()
+        self.world = World(self.task, self.bundle_dir)
+        self.physics = Physics(self.world, ex.agent_radius_m, ex.eye_height_m)
+        self.renderer = Renderer(self.world, self.width, self.height, self.hfov, shadows=self.shadows)
+        self.eye_height = ex.eye_height_m
+        x, y = ex.start.position
+        self.physics.place_agent(x, y)
+        self.yaw = float(ex.start.yaw_deg)
+        self.pitch = float(np.clip(ex.start.pitch_deg, -PITCH_LIMIT, PITCH_LIMIT))
+        self.ticks = 0
+        self.steps = 0
+        self.budget = ex.budget_actions
+        self.history = []
+        self.events = []
+        self._interacted: set[str] = set()
+        self._bounds = np.asarray(ex.bounds, dtype=float)
+        self.anomalies: list[_Anomaly] = []
+        if self.variant == "perturbed":
+            for i, an in enumerate(self.task.anomalies):
+                self.anomalies.append(_Anomaly(i, an, TriggerState(an.trigger)))
+        for an in self.anomalies:
+            if an.trig.initial():
+                an.trig.active = True
+                an.trig.fired = 1
+                self._switch(an, True, "world loaded")
+        mechanics.advance(self.world, 0.0, self.rng)
+        self.physics.sync()
+        self._freeze_overlaps()
+        for _ in range(CONTROL_EVERY):  # settle contacts
+            self.physics.step()
+        self.physics.read_back()
+        self.ticks = 0
+        self.world.sim_time = 0.0
+        self._control_tick()
+        frame = self._frame()
+        res = StepResult(0, None, frame, (), self.pose(), 0.0, 0.0, "start", 0.0, self.budget, False)
+        self.history.append(res)
+        if self.record_dir is not None:
+            from .trajectory import TrajectoryWriter
+
+            self.recorder = TrajectoryWriter(self.record_dir, self)
+            self.recorder.write_step(res)
+        return res
+
+    def _freeze_overlaps(self) -> None:
+        """Freeze simulated objects that a static anomaly made interpenetrate a frozen one (push_into)."""
+        frozen = [st for st in self.world.objects.values() if st.frozen]
+        if not frozen:
+            return
+        ph = self.physics
+        changed = False
+        for st in self.world.objects.values():
+            if not st.simulated:
+                continue
+            mine = [b for b, part in ph.bodies.get(st.id, []) if part is None]
+            for other in frozen:
+                theirs = [b for b, part in ph.bodies.get(other.id, []) if part is None or not part.startswith("#")]
+                if any(pt[8] < -0.005 for a in mine for b in theirs
+                       for pt in ph.p.getClosestPoints(a, b, 0.0, physicsClientId=ph.cid)):
+                    st.frozen = True
+                    st.bump()
+                    changed = True
+                    break
+        if changed:
+            ph.sync()
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        if self.renderer is not None:
+            self.renderer.close()
+            self.renderer = None
+        if self.physics is not None:
+            self.physics.close()
+            self.physics = None
+
+    def __enter__(self) -> WorldEnv:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- observation -----------------------------------------------------------------------
+    @property
+    def sim_time(self) -> float:
+        return self.ticks * DT
+
+    def pose(self) -> AgentPose:
+        foot = self.physics.agent_position()
+        return AgentPose(float(foot[0]), float(foot[1]), float(foot[2]), self._norm(self.yaw), self.pitch)
+
+    @staticmethod
+    def _norm(a: float) -> float:
+        a = math.fmod(a + 180.0, 360.0)
+        return a + 180.0 if a < 0 else a - 180.0
+
+    def camera(self) -> Camera:
+        foot = self.physics.agent_position()
+        return Camera((float(foot[0]), float(foot[1]), float(foot[2]) + self.eye_height), self.yaw, self.pitch,
+                      self.hfov)
+
+    def _frame(self) -> np.ndarray:
+        return self.renderer.render(self.camera())
+
+    def observe(self) -> StepResult:
+        """The current frame and state; free (no budget, no time)."""
+        last = self.history[-1]
+        return StepResult(self.steps, None, self._frame(), (), self.pose(), self.sim_time, 0.0, last.outcome, 0.0,
+                          self.budget - self.steps, self.steps >= self.budget)
+
+    def frames(self) -> list[np.ndarray]:
+        """Final frames so far, index = step (0 = start); film frames are in `history[i].film`."""
+        return [h.frame for h in self.history]
+
+    def text_history(self, first: int = 0, last: int | None = None) -> list[str]:
+        """One line per step: what was done and what came of it (free; no frames)."""
+        lines = []
+        for h in self.history[first:None if last is None else last + 1]:
+            p = h.pose
+            what = h.action.describe() if h.action else "start"
+            film = f" | film {len(h.film)}" if h.film else ""
+            lines.append(f"a{h.step} {what} -> {h.outcome} | pos ({p.x:.2f}, {p.y:.2f}) yaw {p.yaw_deg:.0f} "
+                         f"pitch {p.pitch_deg:.0f} | t {h.sim_time:.1f} s{film}")
+        return lines
+
+    def render_ids(self, with_depth: bool = False):
+        """Internal: object-index image (and depth) from the agent's eye; never shown to agents."""
+        return self.renderer.render_ids(self.camera(), with_depth=with_depth)
+
+    def object_index(self, oid: str) -> int:
+        return self.world.get(oid).index
+
+    # --- actions ----------------------------------------------------------------------------
+    def step(self, action) -> StepResult:
+        """Run one action (an `Action`, a dict {"action"|"name": ..., args} or text like 'move 2')."""
+        action = self._coerce(action)
+        if self.steps >= self.budget:
+            raise BudgetExhausted(f"action budget exhausted ({self.budget} actions used): no more environment actions")
+        action = validate(action)
+        self.steps += 1
+        t0 = self.sim_time
+        self._film: list[FilmFrame] = []
+        self._next_film = t0 + self.film_interval if self.film_interval else math.inf
+        a = action.kwargs
+        moved = 0.0
+        if action.name == "move":
+            moved, outcome = self._move(float(a["distance_m"]), a["direction"])
+        elif action.name == "turn":
+            outcome = self._rotate("yaw", -float(a["degrees"]), TURN_SPEED)
+        elif action.name == "look":
+            outcome = self._rotate("pitch", float(a["degrees"]), LOOK_SPEED)
+        elif action.name == "wait":
+            self._advance(float(a["seconds"]))
+            outcome = f"waited {float(a['seconds']):.1f} s"
+        else:
+            outcome = self._interact()
+        frame = self._frame()
+        res = StepResult(self.steps, action, frame, tuple(self._film), self.pose(), self.sim_time, self.sim_time - t0,
+                         outcome, moved, self.budget - self.steps, self.steps >= self.budget)
+        self.history.append(res)
+        if self.recorder is not None:
+            self.recorder.write_step(res)
+        return res
+
+    def try_step(self, action) -> StepResult:
+        """Like `step`, but errors become a refused result (ok=False) instead of exceptions."""
+        try:
+            return self.step(action)
+        except WacError as exc:
+            return StepResult(self.steps, None, self.history[-1].frame, (), self.pose(), self.sim_time, 0.0,
+                              f"ERROR: {exc}", 0.0, self.budget - self.steps, self.steps >= self.budget, ok=False)
+
+    @staticmethod
+    def _coerce(action) -> Action:
+        return coerce(action)
+
+    def _advance(self, seconds: float, vel: tuple[float, float] = (0.0, 0.0), per_tick=None) -> None:
+        """Advance simulated time, stepping physics, mechanics and triggers; record film frames."""
+        n = max(1, int(round(seconds / DT)))
+        for i in range(n):
+            if per_tick is not None:
+                vel = per_tick(i, n) or (0.0, 0.0)
+            self.physics.step(*vel)
+            self.ticks += 1
+            if self.ticks % CONTROL_EVERY == 0 or i == n - 1:
+                self._control_tick()
+            if self.sim_time >= self._next_film - 1e-9 and i < n - 1:
+                self._film.append(FilmFrame(round(self.sim_time, 4), self._frame()))
+                self._next_film += self.film_interval
+
+    def _control_tick(self) -> None:
+        w = self.world
+        dt = self.sim_time - w.sim_time
+        w.sim_time = self.sim_time
+        self.physics.read_back()
+        mechanics.advance(w, dt, self.rng)
+        if self.anomalies:
+            self._update_triggers()
+        self.physics.sync()
+        self._one_way()
+
+    # one-way solids ---------------------------------------------------------------------------
+    def _one_way(self) -> None:
+        """Open one-way solids to an agent in front of their entry face; trap it once inside."""
+        foot = self.physics.agent_position()
+        for st in self.world.objects.values():
+            if "one_way" not in st.mechanism or not st.present:
+                continue
+            lo, hi = self.world.aabb(st)
+            n = np.asarray(st.mechanism["_one_way_normal"])
+            c = (lo[:2] + hi[:2]) / 2
+            half = float(np.abs(n) @ ((hi[:2] - lo[:2]) / 2))
+            inside = bool(np.all(foot[:2] >= lo[:2]) and np.all(foot[:2] <= hi[:2]))
+            if inside:
+                st.mechanism["_trapped"] = True
+            in_front = float((foot[:2] - c) @ n) > half - 0.05
+            passable = in_front or inside or bool(st.mechanism.get("_trapped"))
+            if st.mechanism.get("_passable") != (passable, st.shape_version):
+                self.physics.set_agent_collision(st.id, not passable)
+                st.mechanism["_passable"] = (passable, st.shape_version)
+
+    def _trapped_now(self) -> bool:
+        return any(st.mechanism.get("_trapped") for st in self.world.objects.values())
+
+    def _trap_blocks(self, x: float, y: float) -> bool:
+        """Whether a step to (x, y) would leave a one-way solid that has trapped the agent."""
+        r = self.task.exploration.agent_radius_m
+        for st in self.world.objects.values():
+            if st.mechanism.get("_trapped") and st.present:
+                lo, hi = self.world.aabb(st)
+                m = np.minimum(r, (hi[:2] - lo[:2]) / 2 - 0.01)
+                if not (lo[0] + m[0] <= x <= hi[0] - m[0] and lo[1] + m[1] <= y <= hi[1] - m[1]):
+                    pos = self.physics.agent_position()
+                    was_in = lo[0] + m[0] <= pos[0] <= hi[0] - m[0] and lo[1] + m[1] <= pos[1] <= hi[1] - m[1]
+                    if was_in:
+                        return True
+        return False
+
+    # movement ---------------------------------------------------------------------------------
+    def _inside(self, x: float, y: float) -> bool:
+        poly = self._bounds
+        if len(poly) < 3:
+            return True
+        xs, ys = poly[:, 0], poly[:, 1]
+        inside = False
+        j = len(poly) - 1
+        for i in range(len(poly)):
+            if (ys[i] > y) != (ys[j] > y) and x < (xs[j] - xs[i]) * (y - ys[i]) / (ys[j] - ys[i] + 1e-300) + xs[i]:
+                inside = not inside
+            j = i
+        return inside
+
+    def _move(self, distance: float, direction: str) -> tuple[float, str]:
+        sign = 1.0 if direction == "forward" else -1.0
+        yaw = math.radians(self.yaw)
+        ux, uy = sign * math.cos(yaw), sign * math.sin(yaw)
+        start = self.physics.agent_position()
+        duration = distance / WALK_SPEED
+        edge = [False]
+        trapped = [False]
+
+        def per_tick(i: int, n: int):
+            pos = self.physics.agent_position()
+            travelled = float(np.hypot(pos[0] - start[0], pos[1] - start[1]))
+            if edge[0] or travelled >= distance - 1e-4:
+                return (0.0, 0.0)
+            step = min(WALK_SPEED * DT, distance - travelled)
+            nx, ny = pos[0] + ux * step, pos[1] + uy * step
+            if not self._inside(nx, ny):
+                edge[0] = True
+                return (0.0, 0.0)
+            if self._trap_blocks(nx, ny):
+                trapped[0] = True
+                return (0.0, 0.0)
+            v = step / DT
+            return (ux * v, uy * v)
+
+        self._advance(duration, per_tick=per_tick)
+        end = self.physics.agent_position()
+        moved = float(np.hypot(end[0] - start[0], end[1] - start[1]))
+        outcome = f"moved {moved:.2f} m of {distance:.2f} m {direction}"
+        if edge[0]:
+            outcome += " (stopped at the edge of the area)"
+        elif trapped[0] or moved < distance - 0.1 and self._trapped_now():
+            outcome += " (blocked)"
+        elif moved < distance - 0.1:
+            outcome += " (blocked)"
+        if end[2] < start[2] - 0.3:
+            outcome += f"; dropped {start[2] - end[2]:.2f} m"
+        return moved, outcome
+
+    def _rotate(self, which: str, delta: float, speed: float) -> str:
+        duration = abs(delta) / speed
+        start = self.yaw if which == "yaw" else self.pitch
+        n = max(1, int(round(duration / DT)))
+
+        def per_tick(i: int, _n: int):
+            v = start + delta * (i + 1) / n
+            if which == "yaw":
+                self.yaw = v
+            else:
+                self.pitch = float(np.clip(v, -PITCH_LIMIT, PITCH_LIMIT))
+            return (0.0, 0.0)
+
+        self._advance(max(duration, DT), per_tick=per_tick)
+        if which == "yaw":
+            self.yaw = self._norm(start + delta)
+            return f"turned {abs(delta):.0f} deg {'left' if delta > 0 else 'right'}; heading {self.yaw:.0f} deg"
+        self.pitch = float(np.clip(start + delta, -PITCH_LIMIT, PITCH_LIMIT))
+        return f"looked {abs(delta):.0f} deg {'down' if delta > 0 else 'up'}; pitch {self.pitch:.0f} deg"
+
+    # interaction ------------------------------------------------------------------------------
+    def crosshair(self, reach: float = REACH_M):
+        """(object id or None, distance) of what the crosshair hits within reach."""
+        cam = self.camera()
+        eye = np.asarray(cam.eye)
+        end = eye + cam.forward() * reach
+        ref, frac, _ = self.physics.ray(eye, end, RAY_ALL)
+        hit = (ref.object_id, frac * reach) if ref is not None and ref.kind == "object" else (None, frac * reach)
+        from .physics import GROUP_REACH
+
+        ref2, frac2, _ = self.physics.ray(eye, end, GROUP_REACH)
+        if ref2 is not None and ref2.object_id != hit[0]:
+            return ref2.object_id, frac2 * reach
+        return hit
+
+    def _interact(self) -> str:
+        oid, dist = self.crosshair()
+        if oid is None:
+            self._advance(INTERACT_S)
+            return "nothing to interact with within reach"
+        st = self.world.get(oid)
+        name = st.spec.name
+        self._interacted.add(oid)
+        kinds = list(st.spec.interactions)
+        mech = st.mechanism
+        if not kinds:
+            self._advance(INTERACT_S)
+            return f"the {name} cannot be used"
+        if "dead" in mech:
+            self._advance(INTERACT_S)
+            return f"you try to use the {name}; nothing happens"
+        act = self._interaction(st, kinds[0])
+        if "delay" in mech:
+            st.pending.append((self.sim_time + (mech["delay"] or 3.0), act))
+            self._advance(INTERACT_S)
+            return f"you try to use the {name}; nothing happens"
+        note = act()
+        self._advance(INTERACT_S)
+        return note
+
+    def _interaction(self, st, kind: str):
+        name = st.spec.name
+        w = self.world
+
+        def run() -> str:
+            if kind == "open":
+                opening = st.door_target < 0.5
+                st.door_target = 1.0 if opening else 0.0
+                return f"the {name} {'opens' if opening else 'closes'}"
+            if kind == "toggle":
+                on = not w.lamp_lit(st)
+                st.lit_override = on
+                if st.lit is None:
+                    st.lit = on
+                return f"the {name} switches {'on' if on else 'off'}"
+            if kind == "push":
+                foot = self.physics.agent_position()
+                d = st.world_position()[:2] - foot[:2]
+                d = d / max(np.linalg.norm(d), 1e-6)
+                self.physics.kick(st, linear=(d[0] * 1.5, d[1] * 1.5, 0.0))
+                return f"you push the {name}"
+            if kind == "pick_up":
+                st.held = True
+                st.bump()
+                return f"you pick up the {name}"
+            return f"you use the {name}"
+
+        return run
+
+    # triggers ----------------------------------------------------------------------------------
+    def _target_box(self, an: _Anomaly):
+        spec = an.spec
+        for tid in spec.targets:
+            if tid in self.world.objects:
+                return self.world.aabb(self.world.objects[tid])
+        for eff in spec.effects:
+            if eff.object is not None:
+                return np.asarray(eff.object.aabb_min, dtype=float), np.asarray(eff.object.aabb_max, dtype=float)
+            if eff.position is not None and eff.size is not None:
+                c, s = np.asarray(eff.position, dtype=float), np.asarray(eff.size, dtype=float)
+                return c - [s[0] / 2, s[1] / 2, 0], c + [s[0] / 2, s[1] / 2, s[2]]
+            if eff.target in self.world.objects:
+                return self.world.aabb(self.world.objects[eff.target])
+        return None
+
+    def target_in_view(self, an: _Anomaly, box=None) -> bool:
+        box = box if box is not None else self._target_box(an)
+        if box is None:
+            return False
+        lo, hi = box
+        c = (lo + hi) / 2
+        pts = [c] + [c + 0.8 * (np.array(k) - c) for k in _corners(lo, hi)]
+        cam = self.camera()
+        eye = np.asarray(cam.eye)
+        f, up = cam.forward(), cam.up()
+        right = np.cross(f, up)
+        th = math.tan(math.radians(self.hfov) / 2)
+        tv = th * self.height / self.width
+        cand = []
+        for p in pts:
+            d = p - eye
+            z = float(d @ f)
+            if z <= 0.05 or np.linalg.norm(d) > VIEW_RANGE_M:
+                continue
+            if abs(float(d @ right)) / z <= th and abs(float(d @ up)) / z <= tv:
+                cand.append(p)
+        if not cand:
+            return False
+        targets = set(an.spec.targets) | {e.target for e in an.spec.effects if e.target}
+        for ref, frac in self.physics.rays([eye] * len(cand), cand):
+            if ref is None or ref.kind == "agent" or (ref.object_id in targets) or frac > 0.97:
+                return True
+        return False
+
+    def _update_triggers(self) -> None:
+        foot = self.physics.agent_position()
+        contacts_needed = any(a.trig.trigger.kind == TriggerKind.contact for a in self.anomalies)
+        for an in self.anomalies:
+            if an.trig.done and an.trig.trigger.kind not in (TriggerKind.beyond, TriggerKind.within, TriggerKind.every):
+                continue
+            k = an.trig.trigger.kind
+            if k == TriggerKind.always:
+                continue
+            box = self._target_box(an)
+            if box is not None:
+                lo, hi = box
+                dx = max(lo[0] - foot[0], 0.0, foot[0] - hi[0])
+                dy = max(lo[1] - foot[1], 0.0, foot[1] - hi[1])
+                dist = float(math.hypot(dx, dy))
+            else:
+                dist = math.inf
+            in_view = self.target_in_view(an, box) if k in (
+                TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after) else False
+            contact = False
+            if contacts_needed and k == TriggerKind.contact:
+                contact = any(self.physics.touching(t) for t in an.spec.targets if t in self.world.objects)
+            interacted = bool(set(an.spec.targets) & self._interacted)
+            pc = Percept(self.sim_time, in_view, dist, (float(foot[0]), float(foot[1])), contact, interacted)
+            res = an.trig.update(pc)
+            if res == "deferred":
+                self._log(an, "deferred", "target in view")
+            elif res == "on":
+                push = None
+                if k == TriggerKind.contact and box is not None:
+                    d = (box[0][:2] + box[1][:2]) / 2 - foot[:2]
+                    n = float(np.linalg.norm(d))
+                    push = (float(d[0] / n), float(d[1] / n)) if n > 1e-6 else None
+                self._switch(an, True, f"distance {dist:.2f} m", push)
+            elif res == "off":
+                self._switch(an, False, f"distance {dist:.2f} m")
+        self._interacted.clear()
+
+    def _switch(self, an: _Anomaly, on: bool, detail: str, push=None) -> None:
+        if on:
+            ctx = fx.EffectContext(self.world, self.physics, push, self.sim_time)
+            if an.undos and an.trig.trigger.kind in (TriggerKind.contact, TriggerKind.interact):
+                an.undos = []  # re-applied on a repeated contact: keep the current state as the base
+            for eff in an.spec.effects:
+                if eff.kind == "set_physics":
+                    self.physics.sync()  # kicks go to the current bodies
+                an.undos.append(fx.apply(eff, ctx))
+                if an.trig.trigger.kind == TriggerKind.always and eff.kind in ("set_pose", "set_part_pose", "add_object"):
+                    # a static misplacement (float, sink, push_into, pile, ...) must stay as placed:
+                    # physics would otherwise drop it or push the overlap apart
+                    st = self.world.get(eff.object.id if eff.object is not None else eff.target)
+                    st.frozen = True
+                    st.bump()
+            if an.trig.trigger.kind == TriggerKind.always and any(e.kind == "remove_object" for e in an.spec.effects):
+                # remove_support: the target stays where it was, unsupported
+                for tid in an.spec.targets:
+                    st = self.world.objects.get(tid)
+                    if st is not None and st.simulated:
+                        st.frozen = True
+                        st.bump()
+            self._log(an, "fired", detail)
+        else:
+            for undo in reversed(an.undos):
+                undo()
+            an.undos = []
+            self._log(an, "deactivated", detail)
+
+    def _log(self, an: _Anomaly, event: str, detail: str) -> None:
+        ev = TriggerEvent(self.steps, self.sim_time, an.index, an.spec.operator, str(an.spec.trigger.kind), event, detail)
+        self.events.append(ev)
+        if self.recorder is not None:
+            self.recorder.write_event(ev)
+
+    def trigger_count(self, index: int = 0) -> int:
+        """How many times anomaly `index` fired (for checks)."""
+        return sum(1 for e in self.events if e.anomaly == index and e.event == "fired")
+
+
+def _corners(lo, hi):
+    return [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+
+
+__all__ = ["Action", "ActionError", "AgentPose", "BudgetExhausted", "FilmFrame", "StepResult", "WorldEnv", "load_task",
+           "validate"]

@@ -1,0 +1,172 @@
+"""Anomaly triggers: when each anomaly of the perturbed world switches on (and off).
+
+`TriggerState.update` is called every control tick with what the agent perceives of the
+anomaly's target (in view? how far?) and returns "on", "off" or None.  The semantics follow
+`TriggerKind` in bundle/model.py:
+
+- always: on at load.
+- revisit: the target was seen (within `seen_within_m` if given), then has been out of view for
+  `away_s` (default 2 s) or the agent moved `leave_m` since it was last seen; fires only while
+  the target is out of view.  With `repeat`, re-arms on the next sighting and toggles.
+- look_away: fires on the seen (within `seen_within_m` if given) -> out-of-view transition
+  (toggles with `repeat`).
+- leave: the agent came within `enter_m`, then went beyond `exit_m` (toggles with `repeat`).
+- after: at `after_s`; deferred while the target is in view when `only_unseen`.
+- every: toggles on and off every `period_s` (off during the first period).
+- beyond / within: on while the agent is farther / nearer than `distance_m`, with a 0.25 m
+  hysteresis band.
+- contact / interact: fires on the agent's contact with / interaction with the target.
+
+revisit, look_away and leave also defer while the target is in view when `only_unseen`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from wac.bundle.model import Trigger, TriggerKind
+
+HYSTERESIS_M = 0.25
+DEFAULT_AWAY_S = 2.0
+
+
+@dataclass(frozen=True)
+class Percept:
+    """What the trigger needs to know this tick."""
+
+    time: float
+    in_view: bool
+    distance: float  # agent to target (horizontal, to the target's bounds)
+    agent_xy: tuple[float, float]
+    contact: bool = False
+    interacted: bool = False
+
+
+@dataclass(frozen=True)
+class TriggerEvent:
+    """One logged trigger transition (kept out of everything the agent sees)."""
+
+    step: int
+    sim_time: float
+    anomaly: int
+    operator: str
+    trigger: str
+    event: str  # fired | deactivated | deferred
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        return {"step": self.step, "sim_time": round(self.sim_time, 4), "anomaly": self.anomaly,
+                "operator": self.operator, "trigger": self.trigger, "event": self.event, "detail": self.detail}
+
+
+@dataclass
+class TriggerState:
+    """Mutable bookkeeping of one anomaly's trigger."""
+
+    trigger: Trigger
+    active: bool = False
+    fired: int = 0
+    seen: bool = False
+    was_in_view: bool = False
+    last_seen_t: float = 0.0
+    seen_xy: tuple[float, float] = (0.0, 0.0)
+    entered: bool = False
+    want: bool = False  # a pending fire, waiting for the target to leave view
+    done: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def initial(self) -> bool:
+        """Whether the anomaly is on when the world loads."""
+        k = self.trigger.kind
+        return k == TriggerKind.always
+
+    def update(self, pc: Percept) -> str | None:
+        """Advance with this tick's percept; returns "on", "off", "deferred" or None."""
+        tr, k = self.trigger, self.trigger.kind
+        if k == TriggerKind.always or self.done:
+            return None
+        if k in (TriggerKind.beyond, TriggerKind.within):
+            d = tr.distance_m if tr.distance_m is not None else 5.0
+            if k == TriggerKind.beyond:
+                on = pc.distance > d + HYSTERESIS_M if not self.active else pc.distance > d - HYSTERESIS_M
+            else:
+                on = pc.distance < d - HYSTERESIS_M if not self.active else pc.distance < d + HYSTERESIS_M
+            return self._set(on)
+        if k == TriggerKind.every:
+            p = tr.period_s or 1.0
+            return self._set(int(pc.time / p + 1e-9) % 2 == 1)
+        if k in (TriggerKind.contact, TriggerKind.interact):
+            now = pc.contact if k == TriggerKind.contact else pc.interacted
+            rising = now and not self.was_in_view  # was_in_view doubles as "was touching"
+            self.was_in_view = now
+            if not rising:
+                return None
+            self.fired += 1
+            self.active = True
+            self.done = not tr.repeat
+            return "on"  # with repeat, each new contact/interaction re-applies the effects
+        if k == TriggerKind.after:
+            return self._fire_once(pc.time >= (tr.after_s or 0.0), pc, defer=tr.only_unseen)
+        if k == TriggerKind.look_away:
+            seen = pc.in_view and (tr.seen_within_m is None or pc.distance <= tr.seen_within_m)
+            fire = self.was_in_view and not pc.in_view
+            self.was_in_view = seen or (self.was_in_view and pc.in_view)
+            return self._fire_once(fire or self.want, pc, defer=True)
+        if k == TriggerKind.leave:
+            enter = tr.enter_m if tr.enter_m is not None else 4.0
+            exit_ = tr.exit_m if tr.exit_m is not None else enter + 4.0
+            if pc.distance < enter:
+                self.entered = True
+            fire = self.entered and pc.distance > exit_
+            if fire:
+                self.entered = False
+            return self._fire_once(fire or self.want, pc, defer=tr.only_unseen)
+        if k == TriggerKind.revisit:
+            seen_ok = tr.seen_within_m is None or pc.distance <= tr.seen_within_m
+            if pc.in_view:
+                if seen_ok:
+                    self.seen = True
+                self.last_seen_t = pc.time
+                self.seen_xy = pc.agent_xy
+                return None
+            if not self.seen:
+                return None
+            away = pc.time - self.last_seen_t
+            moved = ((pc.agent_xy[0] - self.seen_xy[0]) ** 2 + (pc.agent_xy[1] - self.seen_xy[1]) ** 2) ** 0.5
+            need_t = tr.away_s if tr.away_s is not None else (DEFAULT_AWAY_S if tr.leave_m is None else None)
+            fire = (need_t is not None and away >= need_t) or (tr.leave_m is not None and moved >= tr.leave_m)
+            if fire:
+                self.seen = False
+                return self._toggle_or_fire(pc)
+            return None
+        return None
+
+    # --- helpers ----------------------------------------------------------------------------
+    def _set(self, on: bool) -> str | None:
+        if on == self.active:
+            return None
+        self.active = on
+        if on:
+            self.fired += 1
+        return "on" if on else "off"
+
+    def _fire_once(self, cond: bool, pc: Percept, defer: bool) -> str | None:
+        if not cond:
+            return None
+        if defer and pc.in_view:
+            if not self.want:
+                self.want = True
+                return "deferred"
+            return None
+        self.want = False
+        return self._toggle_or_fire(pc)
+
+    def _toggle_or_fire(self, pc: Percept) -> str | None:
+        if self.trigger.repeat:
+            self.active = not self.active
+            self.fired += 1
+            return "on" if self.active else "off"
+        self.done = True
+        self.active = True
+        self.fired += 1
+        return "on"

@@ -1,0 +1,101 @@
+"""Movement against solids, non-solids, dynamic objects, liquids and holes; physics determinism."""
+
+from __future__ import annotations
+
+import pytest
+from rt_scenes import anomaly, bin_, box, pond, task, wall
+
+from wac.bundle.model import Effect
+
+
+def test_solid_wall_blocks_and_reports_distance(make_env):
+    env = make_env(task([wall("wall_1", (2.0, 0.0, 0.0))]))
+    r = env.step("move 4")
+    assert "blocked" in r.outcome
+    assert r.pose.x == pytest.approx(2.0 - 0.1 - 0.3, abs=0.05)
+    assert r.moved_m == pytest.approx(r.pose.x, abs=1e-6)
+    assert f"moved {r.moved_m:.2f} m of 4.00 m" in r.outcome
+
+
+def test_non_solid_object_does_not_block(make_env):
+    hedge = box("hedge", (0.4, 3.0, 1.5), (2.0, 0.0, 0.0), material="grass", solid=False)
+    env = make_env(task([hedge]))
+    r = env.step("move 4")
+    assert r.moved_m == pytest.approx(4.0, abs=0.03)
+
+
+def test_agent_pushes_dynamic_object(make_env):
+    env = make_env(task([bin_("bin_1", (1.2, 0.0, 0.0))]))
+    env.step("move 3")
+    st = env.world.get("bin_1")
+    assert st.position[0] > 1.6  # shoved along
+
+
+def test_agent_sinks_into_liquid(make_env):
+    env = make_env(task([pond("pond_1", (3.0, 0.0))]))
+    r = env.step("move 3")
+    assert r.pose.z < -0.5
+    assert "dropped" in r.outcome
+
+
+def test_bounds_stop_the_agent(make_env):
+    env = make_env(task([], ground=(10.0, 10.0)))  # bounds +-4
+    r = env.step("move 4")
+    r = env.step("move 4")
+    assert r.pose.x < 4.0 and "edge" in r.outcome
+
+
+def test_hole_lets_agent_fall(make_env):
+    t = task([], anomalies=[anomaly([Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 1.0))])])
+    env = make_env(t)
+    r = env.step("move 2")
+    assert r.pose.z < -1.0
+    clean = make_env(t, variant="clean")
+    assert clean.step("move 2").pose.z == pytest.approx(0.0, abs=0.01)
+
+
+def test_poses_are_deterministic(make_env):
+    t = task([bin_("bin_1", (1.2, 0.1, 0.0)), wall("w", (4.0, 1.0, 0.0))])
+    acts = ["move 3", "turn 20", "move 2", "wait 1"]
+    a = [make_env(t).step(x).pose for x in acts[:1]]
+    e1, e2 = make_env(t), make_env(t)
+    p1 = [e1.step(x).pose for x in acts]
+    p2 = [e2.step(x).pose for x in acts]
+    assert p1 == p2 and a[0] == p1[0]
+    assert (e1.world.get("bin_1").position == e2.world.get("bin_1").position).all()
+
+
+def test_statically_displaced_dynamic_objects_stay_put(make_env):
+    """A floated or interpenetrating dynamic object keeps the pose its static anomaly gave it."""
+    t = task([bin_("bin_1", (2.0, 0.0, 0.0)), bin_("bin_2", (5.0, 0.0, 0.0)), bin_("bin_3", (5.0, 3.0, 0.0))],
+             anomalies=[anomaly([Effect(kind="set_pose", target="bin_1", position=(2.0, 0.0, 0.5)),
+                                 Effect(kind="set_pose", target="bin_3", position=(5.3, 0.0, 0.0))])])
+    env = make_env(t)
+    env.step("wait 2")
+    assert env.world.get("bin_1").position[2] == pytest.approx(0.5, abs=1e-9)
+    assert env.world.get("bin_3").position[0] == pytest.approx(5.3, abs=1e-9)
+    assert env.world.get("bin_2").position[0] == pytest.approx(5.0, abs=0.005)  # woken but held by the frozen one
+    assert "blocked" in env.step("move 2").outcome  # still solid
+
+
+def test_dynamic_objects_sleep_until_touched(make_env):
+    t = task([bin_("bin_1", (2.0, 0.0, 0.0))])
+    env = make_env(t)
+    env.step("wait 1")
+    assert env.world.get("bin_1").position[0] == pytest.approx(2.0, abs=1e-3)
+    env.step("move 2")
+    assert env.world.get("bin_1").position[0] > 2.05
+
+
+def test_queries_support_gap_and_penetration(make_env):
+    from wac.runtime import queries
+
+    t = task([box("a", (1.0, 1.0, 1.0), (3.0, 0.0, 0.0)), box("b", (1.0, 1.0, 1.0), (3.0, 3.0, 0.0))],
+             anomalies=[anomaly([Effect(kind="set_pose", target="a", position=(3.0, 0.0, 0.4)),
+                                 Effect(kind="set_pose", target="b", position=(3.0, 0.7, 0.4))])])
+    c, p = make_env(t, "clean"), make_env(t)
+    assert queries.support_gap(c, "a") == pytest.approx(0.0, abs=0.01)
+    assert queries.support_gap(p, "a") == pytest.approx(0.4, abs=0.01)
+    assert queries.penetration_depth(c, "a", "b") == 0.0
+    assert queries.penetration_depth(p, "a", "b") == pytest.approx(0.3, abs=0.02)
+    assert queries.visible_pixels(p, "a") > 0 and queries.agent_height(p) == pytest.approx(0.0, abs=0.01)

@@ -1,0 +1,70 @@
+"""Trajectory directories (record, read, replay) and the play/render sub-commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+from rt_scenes import anomaly, box, showcase, task
+
+from wac.bundle.model import Effect, Trigger, TriggerKind
+from wac.runtime import commands
+from wac.runtime.env import WorldEnv
+from wac.runtime.trajectory import read_trajectory, replay
+
+
+def _bundle(tmp_path, t):
+    d = tmp_path / "bundle"
+    d.mkdir()
+    (d / "task.json").write_text(t.model_dump_json(), encoding="utf-8")
+    return d
+
+
+def _hide_task():
+    crate = box("crate", (0.6, 0.6, 0.6), (5.0, 0.0, 0.0), material="wood")
+    return task([crate], anomalies=[anomaly([Effect(kind="remove_object", target="crate")], ["crate"],
+                                            Trigger(kind=TriggerKind.look_away), operator="hide")])
+
+
+def test_record_read_and_replay(tmp_path):
+    t = _hide_task()
+    out = tmp_path / "run"
+    env = WorldEnv(t, "perturbed", width=160, height=120, film_interval_s=0.5, record_dir=out)
+    for a in ("move 2", "turn 150", "wait 1"):
+        env.step(a)
+    env.close()
+    tr = read_trajectory(out)
+    assert [s["step"] for s in tr.steps] == [0, 1, 2, 3]
+    assert tr.steps[1]["action"] == "move" and tr.steps[1]["frame"] == "step_001.png"
+    assert tr.steps[1]["film"][0]["file"] == "step_001_f1.png" and (out / "step_001_f1.png").exists()
+    assert tr.frame(2).shape == (120, 160, 3)
+    assert tr.fired() == 1  # the hidden event log says the trigger fired exactly once
+    assert "fired" not in (out / "trajectory.jsonl").read_text()  # nothing about triggers in the agent's log
+    assert json.loads((out / "meta.json").read_text())["variant"] == "perturbed"
+    again, same = replay(out, t, tmp_path / "again")
+    assert same
+    assert all((again.frame(i) == tr.frame(i)).all() for i in range(4))
+
+
+def test_play_command(tmp_path, capsys):
+    b = _bundle(tmp_path, _hide_task())
+    rc = commands.main(["play", str(b), "--variant", "clean", "--actions", "move 3; turn 135; wait 1; turn 999",
+                        "--out", str(tmp_path / "p"), "--width", "160", "--height", "120"])
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert "move forward 3.00 m" in text and "ERROR" in text and "between -180 and 180" in text
+    assert len(read_trajectory(tmp_path / "p").steps) == 4
+
+
+def test_render_command(tmp_path):
+    b = _bundle(tmp_path, showcase())
+    parser = argparse.ArgumentParser()
+    commands.register(parser.add_subparsers(dest="cmd"))
+    args = parser.parse_args(["render", str(b), "--out", str(tmp_path / "r"), "--width", "160", "--height", "120"])
+    assert args.func(args) == 0
+    names = sorted(p.name for p in (tmp_path / "r").glob("*.png"))
+    assert names == ["overview_1.png", "overview_2.png", "overview_3.png", "overview_4.png", "start.png"]
+    from PIL import Image
+
+    assert np.asarray(Image.open(tmp_path / "r" / "start.png")).shape == (120, 328, 3)

@@ -1,0 +1,193 @@
+"""Each trigger kind: unit semantics on synthetic percepts, and a few end-to-end in the world."""
+
+from __future__ import annotations
+
+import pytest
+from rt_scenes import anomaly, bin_, box, task
+
+from wac.bundle.model import Effect, Trigger, TriggerKind
+from wac.runtime.triggers import Percept, TriggerState
+
+
+def pc(t, in_view=False, dist=5.0, xy=(0.0, 0.0), contact=False, interacted=False):
+    return Percept(t, in_view, dist, xy, contact, interacted)
+
+
+def run(trig, percepts):
+    st = TriggerState(trig)
+    return [st.update(p) for p in percepts], st
+
+
+def test_always_is_on_at_load():
+    assert TriggerState(Trigger()).initial()
+    assert not TriggerState(Trigger(kind=TriggerKind.after, after_s=1)).initial()
+
+
+def test_revisit_needs_sighting_then_time_away_and_fires_unseen():
+    out, st = run(Trigger(kind=TriggerKind.revisit, away_s=2.0),
+                  [pc(0), pc(1), pc(2, True), pc(3), pc(3.9), pc(4.1), pc(9)])
+    assert out == [None, None, None, None, None, "on", None]
+    assert st.fired == 1
+
+
+def test_revisit_by_distance_moved():
+    out, _ = run(Trigger(kind=TriggerKind.revisit, leave_m=3.0),
+                 [pc(0, True, xy=(0, 0)), pc(1, xy=(1, 0)), pc(20, xy=(2.9, 0)), pc(21, xy=(3.1, 0))])
+    assert out == [None, None, None, "on"]
+
+
+def test_revisit_seen_within():
+    out, _ = run(Trigger(kind=TriggerKind.revisit, away_s=1.0, seen_within_m=4.0),
+                 [pc(0, True, dist=10), pc(5), pc(6, True, dist=3), pc(8)])
+    assert out == [None, None, None, "on"]
+
+
+def test_revisit_repeat_toggles():
+    out, _ = run(Trigger(kind=TriggerKind.revisit, away_s=1.0, repeat=True),
+                 [pc(0, True), pc(2), pc(3, True), pc(5)])
+    assert out == [None, "on", None, "off"]
+
+
+def test_look_away_fires_on_transition():
+    out, _ = run(Trigger(kind=TriggerKind.look_away), [pc(0), pc(1, True), pc(2, True), pc(3), pc(4, True), pc(5)])
+    assert out == [None, None, None, "on", None, None]
+
+
+def test_look_away_seen_within():
+    out, _ = run(Trigger(kind=TriggerKind.look_away, seen_within_m=4.0),
+                 [pc(0, True, dist=10), pc(1, dist=10), pc(2, True, dist=3), pc(3, True, dist=6), pc(4, dist=6)])
+    assert out == [None, None, None, None, "on"]
+
+
+def test_leave_enter_then_exit_deferred_while_in_view():
+    out, _ = run(Trigger(kind=TriggerKind.leave, enter_m=3, exit_m=8),
+                 [pc(0, dist=10), pc(1, dist=2), pc(2, dist=5), pc(3, True, dist=9), pc(4, True, dist=9), pc(5, dist=9)])
+    assert out == [None, None, None, "deferred", None, "on"]
+
+
+def test_after_deferred_while_in_view():
+    out, _ = run(Trigger(kind=TriggerKind.after, after_s=3), [pc(1), pc(3.5, True), pc(4, True), pc(4.5)])
+    assert out == [None, "deferred", None, "on"]
+    out, _ = run(Trigger(kind=TriggerKind.after, after_s=3, only_unseen=False), [pc(1), pc(3.5, True)])
+    assert out == [None, "on"]
+
+
+def test_every_toggles():
+    out, st = run(Trigger(kind=TriggerKind.every, period_s=2), [pc(t) for t in (0, 1, 2, 3, 4, 6)])
+    assert out == [None, None, "on", None, "off", "on"]
+    assert st.fired == 2
+
+
+def test_beyond_and_within_with_hysteresis():
+    out, _ = run(Trigger(kind=TriggerKind.beyond, distance_m=6), [pc(0, dist=d) for d in (5, 6.1, 6.3, 5.9, 5.7, 6.3)])
+    assert out == [None, None, "on", None, "off", "on"]
+    out, _ = run(Trigger(kind=TriggerKind.within, distance_m=3), [pc(0, dist=d) for d in (5, 2.9, 2.7, 3.1, 3.3)])
+    assert out == [None, None, "on", None, "off"]
+
+
+def test_contact_and_interact_fire_on_rising_edge():
+    out, st = run(Trigger(kind=TriggerKind.contact), [pc(0), pc(1, contact=True), pc(2, contact=True), pc(3), pc(4, contact=True)])
+    assert out == [None, "on", None, None, None] and st.fired == 1
+    out, _ = run(Trigger(kind=TriggerKind.interact, repeat=True),
+                 [pc(0, interacted=True), pc(1), pc(2, interacted=True)])
+    assert out == ["on", None, "on"]
+
+
+# --- end to end ------------------------------------------------------------------------------------
+
+def _crate_task(trigger, effects=None):
+    crate = box("crate", (0.6, 0.6, 0.6), (5.0, 0.0, 0.0), material="wood")
+    eff = effects or [Effect(kind="remove_object", target="crate")]
+    return task([crate], anomalies=[anomaly(eff, ["crate"], trigger, operator="hide")])
+
+
+def test_revisit_in_world_changes_only_while_out_of_view(make_env):
+    env = make_env(_crate_task(Trigger(kind=TriggerKind.revisit, away_s=2.0)))
+    env.step("wait 1")  # crate seen
+    env.step("wait 3")
+    assert env.world.get("crate").present  # still in view: no change
+    env.step("turn 180")
+    env.step("wait 3")
+    assert not env.world.get("crate").present
+    assert env.trigger_count() == 1
+    fired = [e for e in env.events if e.event == "fired"]
+    assert len(fired) == 1 and fired[0].operator == "hide"
+
+
+def test_look_away_in_world(make_env):
+    env = make_env(_crate_task(Trigger(kind=TriggerKind.look_away)))
+    env.step("wait 1")
+    assert env.world.get("crate").present
+    env.step("turn 120")
+    assert not env.world.get("crate").present
+
+
+def test_after_in_world_is_deferred_while_watched(make_env):
+    env = make_env(_crate_task(Trigger(kind=TriggerKind.after, after_s=1.0)))
+    env.step("wait 3")
+    assert env.world.get("crate").present
+    assert any(e.event == "deferred" for e in env.events)
+    env.step("turn 150")
+    assert not env.world.get("crate").present
+
+
+def test_leave_in_world(make_env):
+    env = make_env(_crate_task(Trigger(kind=TriggerKind.leave, enter_m=2.0, exit_m=4.0)))
+    env.step("move 3")  # within 2 m of the crate
+    env.step("turn 180")
+    env.step("move 3")  # now 4+ m away and looking away
+    assert not env.world.get("crate").present
+
+
+def test_within_in_world_and_back(make_env):
+    eff = [Effect(kind="set_visible", target="crate", visible=False)]
+    env = make_env(_crate_task(Trigger(kind=TriggerKind.within, distance_m=2.0), eff))
+    env.step("move 3.5")
+    assert not env.world.get("crate").visible
+    env.step("move 3 back")
+    assert env.world.get("crate").visible
+    kinds = [e.event for e in env.events]
+    assert kinds == ["fired", "deactivated"]
+
+
+def test_every_in_world(make_env):
+    eff = [Effect(kind="set_material", target="crate", material="red")]
+    env = make_env(_crate_task(Trigger(kind=TriggerKind.every, period_s=1.0), eff))
+    env.step("wait 1.5")
+    assert env.world.get("crate").parts["body"].material == "red"
+    env.step("wait 1")
+    assert env.world.get("crate").parts["body"].material == "wood"
+
+
+def test_contact_in_world(make_env):
+    t = task([bin_("bin_1", (1.5, 0.0, 0.0))], anomalies=[anomaly(
+        [Effect(kind="set_physics", target="bin_1", impulse=(0.0, 0.0, 80.0))], ["bin_1"],
+        Trigger(kind=TriggerKind.contact), operator="launch")])
+    env = make_env(t)
+    env.step("move 1.5")
+    assert env.trigger_count() == 1
+    env.step("wait 0.5")
+    assert env.world.get("bin_1").position[2] > 0.5  # flying
+
+
+def test_interact_trigger_in_world(make_env):
+    crate = box("crate", (0.6, 0.6, 2.0), (1.5, 0.0, 0.0), material="wood", interactions=("push",))
+    t = task([crate], anomalies=[anomaly([Effect(kind="set_material", target="crate", material="red")], ["crate"],
+                                         Trigger(kind=TriggerKind.interact))])
+    env = make_env(t)
+    env.step("interact")
+    assert env.world.get("crate").parts["body"].material == "red"
+    assert env.trigger_count() == 1
+
+
+def test_clean_variant_ignores_anomalies(make_env):
+    env = make_env(_crate_task(Trigger(kind=TriggerKind.look_away)), variant="clean")
+    env.step("wait 1")
+    env.step("turn 120")
+    assert env.world.get("crate").present and env.events == []
+
+
+@pytest.mark.parametrize("kind", list(TriggerKind))
+def test_every_trigger_kind_is_handled(kind):
+    st = TriggerState(Trigger(kind=kind, after_s=0.0, period_s=1.0, distance_m=1.0))
+    st.update(pc(0.0))  # never raises
