@@ -26,11 +26,13 @@ from wac.errors import UsageError
 CACHE_FILE = ".wac-cache.json"
 
 
-def canonical_json(data, compact: bool = False) -> bytes:
-    """Sorted keys, UTF-8, a final newline; `compact` for big documents (C-speed encoder)."""
-    if compact:
-        return (json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
-    return (json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+def canonical_json(data) -> bytes:
+    """Bundle JSON: sorted keys, no insignificant whitespace, UTF-8, a final newline.
+
+    Compact on purpose (the C encoder is several times faster than an indenting one);
+    the Markdown files beside the JSON are the human-readable views.
+    """
+    return (json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def dump(model: B.Model) -> bytes:
@@ -39,29 +41,28 @@ def dump(model: B.Model) -> bytes:
 
 @lru_cache(maxsize=1)
 def _validators():
-    """Validators for a task document minus its scene, and for a scene on its own."""
+    """Validators for the parts of a task document: the task without its scene's objects,
+    and one scene object; the same JSON Schema as `schemas/task.schema.json`, split so that
+    objects shared by many tasks are validated once."""
     schema = B.CompiledTask.model_json_schema()
     cls = jsonschema.validators.validator_for(schema)
-    without_scene = json.loads(json.dumps(schema))
-    without_scene["properties"]["scene"] = {"type": "object"}
-    scene = {"$ref": "#/$defs/Scene", "$defs": schema["$defs"]}
-    return cls(without_scene), cls(scene)
+    defs = schema["$defs"]
+    return cls(schema), cls({"$ref": "#/$defs/SceneObject", "$defs": defs})
 
 
-_VALID_SCENES: set[str] = set()
+_VALID_OBJECTS: set[str] = set()
 
 
 def validate_task(task_json: dict) -> None:
-    """Validate an emitted task document against the JSON Schema generated from the models.
-
-    Tasks of one scene share their scene document, so each distinct scene is validated once.
-    """
-    rest, scene = _validators()
-    rest.validate(task_json)
-    key = hashlib.sha256(canonical_json(task_json["scene"], compact=True)).hexdigest()
-    if key not in _VALID_SCENES:
-        scene.validate(task_json["scene"])
-        _VALID_SCENES.add(key)
+    """Validate an emitted task document against the JSON Schema generated from the models."""
+    whole, one_object = _validators()
+    objects = task_json["scene"]["objects"]
+    whole.validate({**task_json, "scene": {**task_json["scene"], "objects": []}})
+    for obj in objects:
+        key = hashlib.sha256(canonical_json(obj)).hexdigest()
+        if key not in _VALID_OBJECTS:
+            one_object.validate(obj)
+            _VALID_OBJECTS.add(key)
 
 
 @lru_cache(maxsize=1)
@@ -104,7 +105,7 @@ def bundle_files(out: Lowered3) -> dict[str, bytes]:
     task_json = out.task.model_dump(mode="json")
     validate_task(task_json)  # an independent check of the emitted document
     files = {
-        "task.json": canonical_json(task_json, compact=True),
+        "task.json": canonical_json(task_json),
         "agent/context.json": dump(out.context),
         "agent/context.md": context_markdown(out.context).encode("utf-8"),
         "rubric.json": dump(out.rubric),

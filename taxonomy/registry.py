@@ -129,7 +129,7 @@ class Registry:
 
 def _load_yaml(name: str):
     text = resources.files("wac.taxonomy").joinpath(name).read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml's safe loader when present
 
 
 def _param(name: str, spec: dict) -> Param:
