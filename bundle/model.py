@@ -237,9 +237,9 @@ class Effect(Model):
       set_visible     target, visible, [casts_shadow], [keeps_collision]
       set_render      target, render: xray | cull | flip_normals | lod_proxy, [normal]
       set_material    target, [part], material (name in scene.materials)
-      set_physics impulse is a velocity change in m/s in a frame whose +x points away from
-                      the agent (horizontal) and +z up; torque_deg rotates the object about the
-                      horizontal axis across the push
+      set_physics `impulse` is in N s, world frame, except under a contact trigger where +x
+                      points from the agent to the target (horizontal) and +z up; `torque_deg`
+                      tips the object about the horizontal axis across that direction
       set_shadow      target, casts_shadow, [shadow_offset]
       set_light       target, lit (emitters glow), illuminates (light reaches the scene)
       set_physics     target, [mass_kg], [restitution], [friction], [impulse], [torque_deg]

@@ -405,8 +405,9 @@ class Lowerer:
 
     def op_launch(self, a, spec, t, p, trig):
         v = p["speed"]
-        impulse = (0.0, 0.0, v) if p["direction"] == "up" else (round(v * 0.8, 6), 0.0, round(v * 0.6, 6))
-        return [B.Effect(kind="set_physics", target=t[0].id, impulse=impulse)], {"speed": v}, []
+        m = t[0].mass_kg  # an impulse (N s) that gives the object the launch speed
+        impulse = (0.0, 0.0, round(v * m, 6)) if p["direction"] == "up" else (round(v * m * 0.8, 6), 0.0, round(v * m * 0.6, 6))
+        return [B.Effect(kind="set_physics", target=t[0].id, impulse=impulse)], {"speed": f"{v:g} m/s"}, []
 
     def op_overturn(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_physics", target=t[0].id, torque_deg=p["angle"])], {}, []
@@ -714,7 +715,15 @@ def _requires_hint(op: str, req: str) -> str:
 
 
 def _default(p):
-    return p.default
+    """A parameter's default from operators.yaml, in the same form an evaluated value has."""
+    d = p.default
+    if p.type == "color" and isinstance(d, str):
+        return tuple(round(int(d[i : i + 2], 16) / 255.0, 4) for i in (1, 3, 5))
+    if isinstance(d, (list, tuple)):
+        return tuple(float(v) for v in d)
+    if isinstance(d, int) and not isinstance(d, bool) and p.type not in ("int",):
+        return float(d)
+    return d
 
 
 def _example(p) -> str:

@@ -26,8 +26,35 @@ MAX_MOVE_M = 4.0
 DISTANCES = {
     "view": (1.5, 4.0), "view_side": (1.5, 3.5), "walk_through": (1.2, 2.0), "walk_along": (2.0, 3.0),
     "push": (1.0, 1.6), "revisit": (2.0, 4.5), "watch": (2.0, 5.0), "near_far": (1.5, 2.5),
-    "occluded_view": (2.0, 5.0), "interact": (0.8, 1.4),
+    "occluded_view": (2.0, 5.0), "interact": (0.8, 1.4), "interact_walk": (0.9, 1.5),
+    "interact_blocked": (0.8, 1.8), "view_sides": (1.5, 4.0),
 }
+TEMPORAL = (B.TriggerKind.revisit, B.TriggerKind.look_away, B.TriggerKind.leave, B.TriggerKind.after)
+
+
+def plan_kind(low: Lowered) -> str:
+    """The plan kind: the operator's, else the category's; temporal and distance triggers decide first."""
+    k = low.trigger.kind
+    if k in TEMPORAL:
+        return "revisit"
+    if k == B.TriggerKind.every:
+        return "watch"
+    if k in (B.TriggerKind.beyond, B.TriggerKind.within):
+        return "near_far"
+    return low.spec.plan or registry().category(low.category).plan
+
+
+def _preferred_direction(kind: str, low: Lowered):
+    """A direction (unit vector from the target) the viewpoint should lie in, if the plan needs one."""
+    o = low.focus
+    if kind in ("interact_walk", "walk_through") and o is not None:
+        yaw = math.radians(o.rotation_deg[0])
+        return (math.cos(yaw), math.sin(yaw)), True  # along the object's facing axis, either side
+    if kind == "view_sides":
+        normal = next((e.normal for e in low.effects if e.normal), None)
+        if normal:
+            return normal, False
+    return None, False
 
 
 def _graph(grid: Grid) -> csr_matrix:
@@ -105,7 +132,7 @@ def _turn(cur_yaw: float, want_yaw: float) -> float:
 
 def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo: dict | None = None) -> B.SelfCheckPlan:
     cat = registry().category(low.category)
-    kind = cat.plan
+    kind = plan_kind(low)
     focus = low.focus
     if focus is not None:
         box = (focus.aabb_min[0], focus.aabb_min[1], focus.aabb_max[0], focus.aabb_max[1])
@@ -125,6 +152,9 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
                                expect=_expect(low), steps=tuple(steps), actions_needed=2,
                                view_point=expl.start.position, target_point=(tx, ty, tz))
     lo, hi = DISTANCES.get(kind, (1.5, 4.0))
+    if kind == "near_far" and low.trigger.kind == B.TriggerKind.within and low.trigger.distance_m:
+        hi = min(hi, low.trigger.distance_m * 0.8)
+        lo = min(lo, hi * 0.6)
     h, w = grid.reach.shape
     ii, jj = np.nonzero(grid.reach)
     if len(ii) == 0:
@@ -135,6 +165,14 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
     dy = np.maximum.reduce([box[1] - cy, np.zeros_like(cy), cy - box[3]])
     edge = np.hypot(dx, dy)
     cand = (edge >= lo) & (edge <= hi)
+    direction, either_side = _preferred_direction(kind, low)
+    if direction is not None:
+        vx, vy = cx - tx, cy - ty
+        norm = np.hypot(vx, vy) + 1e-9
+        cos = (vx * direction[0] + vy * direction[1]) / norm
+        aligned = cand & ((np.abs(cos) if either_side else cos) > math.cos(math.radians(25)))
+        if aligned.any():
+            cand = aligned
     if not cand.any():
         near = edge.min() if len(edge) else float("inf")
         raise PlanError(f"the target cannot be reached: the closest reachable point is {near:.1f} m from it",
@@ -155,9 +193,13 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
     for k in order[:400]:
         if not cand[k] or not np.isfinite(cost[k]):
             break
-        if kind == "occluded_view" or _line_of_sight(grid, (cx[k], cy[k]), (tx, ty), box):
+        clear = _line_of_sight(grid, (cx[k], cy[k]), (tx, ty), box)
+        if kind == "occluded_view" or (clear if kind != "interact_blocked" else not clear):
             chosen = k
             break
+    if chosen is None and kind == "interact_blocked":
+        raise PlanError("no reachable point within reach of the target has an obstacle between it and the target",
+                        "interact_through needs a wall or other solid between the agent and the target")
     if chosen is None:
         raise PlanError("the target cannot be reached: no reachable point has a clear view of it",
                         "obstacles cut the start off from the target; move the start or open a way")
@@ -269,10 +311,30 @@ def _exposing(kind: str, low: Lowered, name: str, dist: float) -> list[B.PlanSte
                 B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "forward"}),
                 B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "forward"},
                            caption="Restore the near viewpoint.")]
+    if kind == "interact_walk":
+        open_time = low.focus.open_time_s if low.focus is not None else 1.0
+        return [mark(f"Before interacting: face the closed {name}."),
+                B.PlanStep(action="interact", caption=f"Open the {name}."),
+                B.PlanStep(action="wait", args={"seconds": round(min(5.0, max(0.5, open_time + 0.5)), 1)},
+                           caption=f"The {name} after its opening time."),
+                B.PlanStep(action="move", args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
+                           caption="Walk forward through the doorway; compare the commanded and actual distance.")]
+    if kind == "interact_blocked":
+        return [mark(f"Face the {name} with the obstacle in between."),
+                B.PlanStep(action="interact", caption=f"Interact with the {name} through the obstacle."),
+                B.PlanStep(action="wait", args={"seconds": 2.0}, caption="Watch for a response.")]
+    if kind == "view_sides":
+        return [mark(f"View the {name} from this side."),
+                B.PlanStep(action="move", args={"distance_m": 1.0, "direction": "back"},
+                           caption=f"Step back and view the {name} again.")]
     if kind == "interact":
+        wait = 3.0
+        for e in low.effects:
+            if e.mechanism in ("autoclose", "delay") and e.value:
+                wait = min(5.0, e.value + 1.5)
         return [mark(f"Before interacting: the {name}."),
                 B.PlanStep(action="interact", caption=f"Interact with the {name}."),
-                B.PlanStep(action="wait", args={"seconds": 3.0}, caption="Wait and watch the response.")]
+                B.PlanStep(action="wait", args={"seconds": round(wait, 1)}, caption="Wait and watch the response.")]
     return [mark(f"View the {name}.")]
 
 

@@ -96,6 +96,7 @@ class OperatorSpec:
     rubric: tuple[tuple[str, str], ...]  # (target|expected|inspection, template)
     defect_terms: tuple[str, ...]
     reference: tuple[str, ...]
+    plan: str | None = None  # self-check plan kind, when not the category's
 
     def category_for(self, trigger_class: str) -> Category | None:
         return dict(self.categories).get(trigger_class)
@@ -164,6 +165,7 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
         rubric=tuple((k, str(v)) for k, v in spec["rubric"].items()),
         defect_terms=tuple(str(t) for t in spec.get("defect_terms", ())),
         reference=tuple(spec.get("reference", ())),
+        plan=spec.get("plan"),
     )
 
 
