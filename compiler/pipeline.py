@@ -162,6 +162,15 @@ def compile_file(path: Path, loader: Loader) -> FileResult:
     return FileResult(path, tasks, unique, deps)
 
 
+def _warm_up() -> None:
+    from wac.compiler.emit import _validators
+    from wac.compiler.parse import _parser
+    from wac.compiler.resolve import load_stdlib
+    from wac.taxonomy.registry import registry
+
+    _parser(), load_stdlib(), registry(), _validators()
+
+
 def _compile_chunk(root: Path, cwd: Path, paths: list[Path]) -> list[FileResult]:
     loader = Loader(root=root, cwd=cwd)
     return [compile_file(p, loader) for p in paths]
@@ -204,6 +213,7 @@ def compile_project(sources: list[Path], root: Path, out: Path | None = None, jo
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
+        _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
         chunks = [todo[i::jobs * 4] for i in range(jobs * 4)]
         with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
             for chunk_result in pool.map(_compile_chunk, [root] * len(chunks), [cwd] * len(chunks), chunks):

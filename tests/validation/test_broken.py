@@ -1,0 +1,67 @@
+"""Deliberately broken tasks: each must be caught, by the compiler or by the self-check, with a precise message.
+
+The recall of the validator on this suite (caught with the expected message / all) is printed by
+`test_recall_on_the_broken_suite` and reported in docs/validation.md.
+"""
+
+from __future__ import annotations
+
+import pytest
+from validation_helpers import BROKEN, build
+
+from wac.validation.selfcheck import check_bundle
+
+# file -> (who catches it, words the message must contain)
+CASES = {
+    "revisit_never_fires.wa": (
+        "selfcheck",
+        "trigger never fired during the plan: the target was never seen within 0.5 m",
+    ),
+    "revisit_radius_too_big.wa": ("compiler", "the revisit trigger can never fire"),
+    "collision_off_path.wa": ("selfcheck", "it is not on any walkable path"),
+    "clean_scene_floats.wa": ("compiler", "floats 0.50 m above the ground in the clean scene"),
+    "float_too_small.wa": ("selfcheck", "too small to see"),
+    "existence_in_view.wa": ("selfcheck", "can happen while the auditor watches"),
+    "attribute_change_in_view.wa": ("selfcheck", "the change happened in view"),
+    "visible_from_start.wa": ("selfcheck", "before the 'before' view"),
+    "beyond_budget.wa": ("compiler", "more than the budget of 3"),
+}
+
+_caught: dict[str, bool] = {}
+
+
+def _catch(name: str, tmp_path) -> tuple[str, str]:
+    """(who caught it, the message) for one broken task: 'compiler', 'selfcheck' or 'nobody'."""
+    result = build([BROKEN / "tasks" / name], BROKEN, tmp_path / "out")
+    if result.diagnostics:
+        return "compiler", "\n".join(d.message for d in result.diagnostics)
+    (bundle,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
+    res = check_bundle(bundle)
+    if res.passed:
+        return "nobody", ""
+    return "selfcheck", "\n".join(res.reasons)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_broken_task_is_caught_with_a_precise_message(name, tmp_path):
+    who, words = CASES[name]
+    caught_by, message = _catch(name, tmp_path)
+    _caught[name] = caught_by == who and words in message
+    assert caught_by == who, f"{name}: expected the {who} to catch it, got {caught_by}: {message}"
+    assert words in message, f"{name}: message lacks {words!r}:\n{message}"
+
+
+def test_recall_on_the_broken_suite(capsys):
+    if len(_caught) < len(CASES):
+        pytest.skip("run together with the per-task tests (it reports their results)")
+    caught = sum(_caught.values())
+    with capsys.disabled():
+        by = {
+            w: sum(1 for n, (who, _) in CASES.items() if who == w and _caught[n])
+            for w in ("compiler", "selfcheck")
+        }
+        print(
+            f"\nvalidator recall on the broken suite: {caught}/{len(CASES)} = {caught / len(CASES):.0%} "
+            f"(compiler {by['compiler']}, self-check {by['selfcheck']})"
+        )
+    assert caught == len(CASES)
