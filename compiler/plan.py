@@ -171,6 +171,11 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
         norm = np.hypot(vx, vy) + 1e-9
         cos = (vx * direction[0] + vy * direction[1]) / norm
         aligned = cand & ((np.abs(cos) if either_side else cos) > math.cos(math.radians(25)))
+        if either_side:  # walking through: stand on the centre line itself
+            lateral = np.abs(vx * direction[1] - vy * direction[0])
+            on_line = aligned & (lateral <= grid.cell * 0.75)
+            if on_line.any():
+                aligned = on_line
         if aligned.any():
             cand = aligned
     if not cand.any():
@@ -194,6 +199,11 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
         if not cand[k] or not np.isfinite(cost[k]):
             break
         clear = _line_of_sight(grid, (cx[k], cy[k]), (tx, ty), box)
+        if kind == "near_far":  # there must be room to step back past the trigger's distance
+            threshold = low.trigger.distance_m or 6.0
+            away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
+            if _free_run(grid, (cx[k], cy[k]), away) < threshold + 1.0 - edge[k]:
+                continue
         if kind == "occluded_view" or (clear if kind != "interact_blocked" else not clear):
             chosen = k
             break
@@ -239,14 +249,60 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
     if abs(pitch - expl.start.pitch_deg) > 5:
         steps.append(B.PlanStep(action="look", args={"degrees": round(pitch - expl.start.pitch_deg, 1)}))
     name = focus.name if focus is not None else "spot"
-    steps += _exposing(kind, low, name, math.dist(pos, (tx, ty)))
+    steps += _exposing(kind, low, name, math.dist(pos, (tx, ty)), grid, pos, yaw, _edge_distance(box, *pos))
     n = sum(1 for s in steps if s.action != "mark")
     return B.SelfCheckPlan(task_id=task_id, category=cat.id.value, observable=cat.observable, expect=_expect(low),
                            steps=tuple(steps), actions_needed=n, view_point=(round(pos[0], 3), round(pos[1], 3)),
                            target_point=(round(tx, 3), round(ty, 3), round(tz, 3)))
 
 
-def _exposing(kind: str, low: Lowered, name: str, dist: float) -> list[B.PlanStep]:
+def _free_run(grid: Grid, pos: tuple[float, float], heading_deg: float, limit: float = 30.0) -> float:
+    """How far the agent can walk from `pos` along a heading over reachable cells."""
+    h = math.radians(heading_deg)
+    d = 0.0
+    while d < limit:
+        x, y = pos[0] + math.cos(h) * (d + 0.1), pos[1] + math.sin(h) * (d + 0.1)
+        i, j = grid.cell_of(x, y)
+        if not (0 <= i < grid.reach.shape[0] and 0 <= j < grid.reach.shape[1]) or not grid.reach[i, j]:
+            break
+        d += 0.1
+    return max(0.0, d - 0.3)  # keep clear of whatever stops the run
+
+
+def _moves(distance: float, direction: str, caption: str = "") -> list[B.PlanStep]:
+    out = []
+    left = distance
+    while left > 1e-6:
+        m = min(MAX_MOVE_M, left)
+        out.append(B.PlanStep(action="move", args={"distance_m": round(max(0.3, m), 2), "direction": direction}))
+        left -= m
+    if out and caption:
+        out[-1] = out[-1].model_copy(update={"caption": caption})
+    return out
+
+
+def _waits(seconds: float, caption: str = "") -> list[B.PlanStep]:
+    out = []
+    left = seconds
+    while left > 1e-6:
+        w = min(5.0, left)
+        out.append(B.PlanStep(action="wait", args={"seconds": round(max(0.5, w), 1)}))
+        left -= w
+    if out and caption:
+        out[-1] = out[-1].model_copy(update={"caption": caption})
+    return out
+
+
+def _period(low: Lowered) -> float:
+    if low.trigger.period_s:
+        return low.trigger.period_s
+    return next((e.period_s for e in low.effects if e.period_s), 2.0)
+
+
+def _exposing(kind: str, low: Lowered, name: str, dist: float, grid: Grid, pos, yaw: float,
+              edge: float) -> list[B.PlanStep]:
+    """The actions that expose the anomaly; `dist` is to the target's centre, `edge` to its bounds
+    (distance triggers measure to the bounds, horizontally)."""
     trig = low.trigger
     mark = lambda caption: B.PlanStep(action="mark", caption=caption)  # noqa: E731
     if kind in ("view", "view_side", "occluded_view"):
@@ -267,50 +323,48 @@ def _exposing(kind: str, low: Lowered, name: str, dist: float) -> list[B.PlanSte
                 B.PlanStep(action="move", args={"distance_m": 1.5, "direction": "back"}, caption="Step back."),
                 B.PlanStep(action="wait", args={"seconds": 2.0}, caption=f"Watch how the {name} settles.")]
     if kind == "revisit":
-        away = trig.leave_m if trig.kind == B.TriggerKind.revisit and trig.leave_m else 3.0
+        out = [mark(f"Before leaving: observe the {name} and its surroundings.")]
         if trig.kind == B.TriggerKind.leave and trig.exit_m:
-            away = trig.exit_m + 0.5
-        wait = max(2.0, (trig.away_s or 0.0) + 0.5) if trig.kind == B.TriggerKind.revisit else 2.0
-        out = [mark(f"Before leaving: observe the {name} and its surroundings."),
-               B.PlanStep(action="turn", args={"degrees": 180.0}, caption="Turn away.")]
-        if trig.kind == B.TriggerKind.after and trig.after_s:
-            remaining = trig.after_s + 0.5
-            while remaining > 0:
-                out.append(B.PlanStep(action="wait", args={"seconds": round(min(5.0, max(0.5, remaining)), 1)}))
-                remaining -= 5.0
-        elif trig.kind in (B.TriggerKind.revisit, B.TriggerKind.leave):
-            d = away
-            while d > 0:
-                out.append(B.PlanStep(action="move", args={"distance_m": round(min(4.0, max(0.3, d)), 2), "direction": "forward"}))
-                d -= 4.0
-            out.append(B.PlanStep(action="wait", args={"seconds": round(min(5.0, wait), 1)}))
-            out.append(B.PlanStep(action="turn", args={"degrees": 180.0}))
-            d = away
-            while d > 0:
-                out.append(B.PlanStep(action="move", args={"distance_m": round(min(4.0, max(0.3, d)), 2), "direction": "forward"}))
-                d -= 4.0
+            need = trig.exit_m + 1.0 - edge
+            headings = [180.0, 135.0, -135.0, 90.0, -90.0, 45.0, -45.0]
+            runs = {t: _free_run(grid, pos, yaw + t) for t in headings}
+            turn = max(headings, key=lambda t: (runs[t] >= need, runs[t]))
+            if runs[turn] < need:
+                raise PlanError(f"there is no room to walk {trig.exit_m:g} m away from the target",
+                                "lower the trigger's `exit` distance or widen the bounds")
+            out += [B.PlanStep(action="turn", args={"degrees": -turn}, caption="Turn away.")]
+            out += _moves(max(0.3, need), "forward", "Walk away from the area.")
+            out += _moves(max(0.3, need), "back", "Walk back to the viewpoint.")
+            out += [B.PlanStep(action="turn", args={"degrees": turn}, caption="Face the place again.")]
             out.append(mark(f"After leaving and returning: inspect the {name}'s place again."))
             return out
-        elif trig.kind == B.TriggerKind.every and trig.period_s:
-            out.append(B.PlanStep(action="wait", args={"seconds": round(min(5.0, trig.period_s + 0.5), 1)}))
+        out.append(B.PlanStep(action="turn", args={"degrees": 180.0}, caption="Turn away."))
+        if trig.kind == B.TriggerKind.after and trig.after_s:
+            out += _waits(trig.after_s + 0.5, "Wait while looking elsewhere.")
+        elif trig.kind == B.TriggerKind.revisit:
+            out += _waits(max(2.0, (trig.away_s or 0.0) + 0.5), "Wait while looking elsewhere.")
         else:
-            out.append(B.PlanStep(action="wait", args={"seconds": 2.0}))
+            out += _waits(2.0)
         out.append(B.PlanStep(action="turn", args={"degrees": 180.0}, caption="Turn back."))
-        out.append(mark(f"After returning: inspect the {name}'s place again."))
+        out.append(mark(f"After looking away and back: inspect the {name}'s place again."))
         return out
     if kind == "watch":
-        period = trig.period_s or 2.0
-        return [mark(f"Observe the {name}."),
-                B.PlanStep(action="wait", args={"seconds": round(min(5.0, max(0.5, period)), 1)}, caption="Wait and watch."),
-                mark(f"Observe the {name} again.")]
+        half = max(0.5, _period(low) / 2)  # a state toggling every period shows two states in three marks
+        return ([mark(f"Observe the {name}.")] + _waits(half, "Wait and watch.") + [mark(f"Observe the {name} again.")]
+                + _waits(half, "Wait and watch.") + [mark(f"Observe the {name} a third time.")])
     if kind == "near_far":
-        return [mark(f"Observe the {name} at the near viewpoint."),
-                B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "back"}),
-                B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "back"},
-                           caption="From farther away, compare its size with fixed references."),
-                B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "forward"}),
-                B.PlanStep(action="move", args={"distance_m": 4.0, "direction": "forward"},
-                           caption="Restore the near viewpoint.")]
+        threshold = trig.distance_m if trig.distance_m else 6.0
+        back = max(1.0, threshold + 1.0 - edge)
+        room = _free_run(grid, pos, yaw + 180.0)
+        if room < back:
+            raise PlanError(f"there is no room to step back beyond {threshold:g} m from the target "
+                            f"(only {room:.1f} m behind the nearest good viewpoint)",
+                            "use a shorter distance in the trigger, or give the area more room")
+        return ([mark(f"Observe the {name} at the near viewpoint.")]
+                + _moves(back, "back", "From farther away, compare it with fixed references.")
+                + [mark(f"Observe the {name} from farther away.")]
+                + _moves(back, "forward", "Restore the near viewpoint.")
+                + [mark(f"Observe the {name} near again.")])
     if kind == "interact_walk":
         open_time = low.focus.open_time_s if low.focus is not None else 1.0
         return [mark(f"Before interacting: face the closed {name}."),

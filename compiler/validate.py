@@ -24,7 +24,7 @@ from wac.compiler.diagnostics import Collector
 CELL_M = 0.2
 TOUCH_M = 0.015  # objects closer than this touch (and can support one another)
 PENETRATION_M = 0.02  # deeper overlaps between solids are errors
-STEP_M = 0.25  # the agent steps over solids lower than this
+STEP_M = 0.08  # the agent rolls over solids lower than this (it cannot climb: the runtime has no steps)
 AGENT_TOP_M = 1.8  # and walks under solids higher than this
 
 

@@ -512,6 +512,14 @@ def judge_blocked(run: Run, task: CompiledTask) -> Reading:
     visible = [w for w in shown if w]
     if not shown:  # no depth image: judge by the kind of collider
         visible = [obj for kind, obj, _ in mv.ahead if kind == "object" and obj]
+    doors = {o.id for o in task.scene.objects if o.id in an.targets and any(p.hinge for p in o.parts)}
+    if visible and visible[0] in doors:  # a door that was opened still blocks (ghost door, jammed door)
+        return Reading(
+            "blocked_distance",
+            round(short, 3),
+            True,
+            f"blocked after {mv.moved_m:.2f} m of {asked:.2f} m by {_name(task, visible[0])}, which was opened",
+        )
     if visible:
         return Reading(
             "blocked_distance",
