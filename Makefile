@@ -13,6 +13,7 @@ $(VENV)/.installed: pyproject.toml
 
 run: $(VENV)/.installed
 	$(WAC) build tasks_src/ taxonomy/examples/ -o build/
+	$(WAC) selfcheck build/ --jobs 2
 
 test: $(VENV)/.installed
 	$(PY) -m pytest

@@ -821,8 +821,10 @@ def judge_apparent(run: Run, task: CompiledTask) -> Reading:
             ):  # the same estimate for a fixed neighbour cancels most of the viewing-angle error
                 r0, r1 = _shape(s0, ref), _shape(s1, ref)
                 rc = (as_array(_spec(task, ref).aabb_min) + as_array(_spec(task, ref).aabb_max)) / 2
-                ratio /= r1[4] * eye_distance(s1, rc) / max(r0[4] * eye_distance(s0, rc), 1e-6)
-                against = f"against {ref}"
+                ref_ratio = r1[4] * eye_distance(s1, rc) / max(r0[4] * eye_distance(s0, rc), 1e-6)
+                if abs(math.log(ref_ratio)) < SIZE_LOG:  # a reference that itself "changes" is occluded: skip it
+                    ratio /= ref_ratio
+                    against = f"against {ref}"
             fill = abs(a1[1] - a0[1])
             col = float(np.linalg.norm(a1[2] - a0[2])) if a0[2] is not None and a1[2] is not None else 0.0
             if abs(math.log(ratio)) >= SIZE_LOG:
