@@ -104,20 +104,22 @@ def cmd_fmt(args) -> int:
 
     changed = 0
     errors = []
+    cwd = Path.cwd()
     for path in discover(_sources(args)):
         data = path.read_bytes()
+        shown = path.relative_to(cwd) if path.is_relative_to(cwd) else path
         try:
-            new = format_source(data, str(path))
+            new = format_source(data, str(shown))
         except SourceErrors as exc:
             errors.extend(exc.diagnostics)
             continue
         if new.encode("utf-8") != data:
             changed += 1
             if args.check:
-                print(f"would reformat {path}")
+                print(f"would reformat {shown}")
             else:
                 path.write_text(new, encoding="utf-8")
-                print(f"reformatted {path}")
+                print(f"reformatted {shown}")
     for d in errors:
         print(d.render(), file=sys.stderr)
     if errors:
