@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -33,7 +34,6 @@ def _root(args) -> Path:
 
 
 def _jobs(args) -> int:
-    import os
 
     jobs = getattr(args, "jobs", None) or (os.cpu_count() or 1)
     if jobs < 1:
@@ -118,7 +118,9 @@ def cmd_fmt(args) -> int:
             if args.check:
                 print(f"would reformat {shown}")
             else:
-                path.write_text(new, encoding="utf-8")
+                tmp = path.with_name(f".{path.name}.fmt-tmp")
+                tmp.write_text(new, encoding="utf-8")
+                os.replace(tmp, path)  # a crash mid-write never leaves a truncated source
                 print(f"reformatted {shown}")
     for d in errors:
         print(d.render(), file=sys.stderr)
@@ -221,8 +223,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wac: error: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # `wac taxonomy | head`: the reader left, which is no error
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
