@@ -34,7 +34,6 @@ def _root(args) -> Path:
 
 
 def _jobs(args) -> int:
-
     jobs = getattr(args, "jobs", None) or (os.cpu_count() or 1)
     if jobs < 1:
         raise UsageError("--jobs must be at least 1")
