@@ -121,6 +121,7 @@ class WorldEnv:
         self.renderer: Renderer | None = None
         self.history: list[StepResult] = []
         self.events: list[TriggerEvent] = []
+        self._tick_listeners: list = []
         self.reset(seed=seed)
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -334,6 +335,12 @@ class WorldEnv:
             self._update_triggers()
         self.physics.sync()
         self._one_way()
+        for listener in self._tick_listeners:
+            listener()
+
+    def add_tick_listener(self, fn) -> None:
+        """Call `fn()` after every control tick (checks sample the world at that rate; agents never see it)."""
+        self._tick_listeners.append(fn)
 
     # one-way solids ---------------------------------------------------------------------------
     def _one_way(self) -> None:

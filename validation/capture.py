@@ -259,10 +259,7 @@ def run_steps(
     ids = focus_ids(task)
     ai = anchor_index(task)
     ticks: list[TickState] = []
-    original = env._control_tick  # observe every control tick (see the report: a public hook would be better)
-
     def tick() -> None:
-        original()
         ticks.append(_tick_state(env, ids, ai))
 
     seen_events: list[bool] = [False] * len(env.events)  # logged at load
@@ -274,7 +271,7 @@ def run_steps(
             an = next((a for a in env.anomalies if a.index == ev.anomaly), None)
             seen_events.append(bool(an is not None and env.target_in_view(an)))
 
-    env._control_tick = tick_and_events
+    env.add_tick_listener(tick_and_events)
     samples: list[Sample] = []
     records: list[StepRecord] = []
     error = None
