@@ -343,34 +343,31 @@ def set_flicker(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def add_hole(eff: Effect, ctx: EffectContext) -> Undo:
-    if eff.position is None or eff.size is None:
-        raise BundleError("add_hole needs position and size")
+def _add_to_world(items: list, item, ctx: EffectContext) -> Undo:
+    """Append a hole or blocker to the world (bumping its version), with the undo."""
     w = ctx.world
-    item = (np.asarray(eff.position, dtype=float), np.asarray(eff.size, dtype=float))
-    w.holes.append(item)
+    items.append(item)
     w.version += 1
 
     def undo() -> None:
-        w.holes.remove(item)
+        items.remove(item)
         w.version += 1
 
     return undo
+
+
+def add_hole(eff: Effect, ctx: EffectContext) -> Undo:
+    if eff.position is None or eff.size is None:
+        raise BundleError("add_hole needs position and size")
+    item = (np.asarray(eff.position, dtype=float), np.asarray(eff.size, dtype=float))
+    return _add_to_world(ctx.world.holes, item, ctx)
 
 
 def add_blocker(eff: Effect, ctx: EffectContext) -> Undo:
     if eff.position is None or eff.size is None:
         raise BundleError("add_blocker needs position and size")
-    w = ctx.world
     item = (tuple(eff.position), tuple(eff.size), tuple(eff.rotation_deg or (0.0, 0.0, 0.0)))
-    w.blockers.append(item)
-    w.version += 1
-
-    def undo() -> None:
-        w.blockers.remove(item)
-        w.version += 1
-
-    return undo
+    return _add_to_world(ctx.world.blockers, item, ctx)
 
 
 def set_appearance(eff: Effect, ctx: EffectContext) -> Undo:
