@@ -30,7 +30,7 @@ class Model(BaseModel):
 
 
 class Material(Model):
-    """A surface: base colour (linear 0-1 RGB), PBR roughness/metallic, opacity, emission."""
+    """A surface: base colour (sRGB components scaled to 0-1), PBR roughness/metallic, opacity, emission."""
 
     name: str
     color: RGB
@@ -237,12 +237,12 @@ class Effect(Model):
       set_visible     target, visible, [casts_shadow], [keeps_collision]
       set_render      target, render: xray | cull | flip_normals | lod_proxy, [normal]
       set_material    target, [part], material (name in scene.materials)
-      set_physics `impulse` is in N s, world frame, except under a contact trigger where +x
-                      points from the agent to the target (horizontal) and +z up; `torque_deg`
-                      tips the object about the horizontal axis across that direction
       set_shadow      target, casts_shadow, [shadow_offset]
       set_light       target, lit (emitters glow), illuminates (light reaches the scene)
-      set_physics     target, [mass_kg], [restitution], [friction], [impulse], [torque_deg]
+      set_physics     target, [mass_kg], [restitution], [friction], [impulse], [torque_deg];
+                      `impulse` is in N s, world frame, except under a contact trigger where +x
+                      points from the agent to the target (horizontal) and +z up; `torque_deg`
+                      tips the object about the horizontal axis across that direction
       set_motion      target, motion: drift | tremble, axis, range_m, speed_m_s, amplitude_m
       set_mechanism   target, mechanism: ghost | autoclose | delay | speed | jam | dead |
                       through_walls | one_way (with `normal`: the world-frame side it can

@@ -116,8 +116,6 @@ class Lowerer:
         if t.kind == "revisit":
             trig = B.Trigger(kind=k, away_s=vals.get("away", 2.0), leave_m=vals.get("leave", 5.0),
                              seen_within_m=vals.get("seen_within", 10.0), repeat=bool(vals.get("repeat", False)))
-            if trig.leave_m >= diameter and trig.away_s is None:
-                pass
         elif t.kind == "look_away":
             trig = B.Trigger(kind=k, seen_within_m=vals.get("seen_within", 10.0), repeat=bool(vals.get("repeat", False)))
         elif t.kind == "leave":

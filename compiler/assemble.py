@@ -179,9 +179,7 @@ def settings(body: N.Body, context: str, ev: Evaluator) -> dict[str, dict]:
         spec = table[st.keyword]
         vals: dict = {}
         for (pname, ptype), word in zip(spec.positional, st.args, strict=False):
-            choices = T.ENUMS.get((context, st.keyword), ())
-            if st.keyword == "interact" and pname == "action":
-                choices = T.INTERACTIONS
+            choices = T.ENUMS.get((context, st.keyword), ()) if ptype == T.ENUM else ()
             if st.keyword == "era":
                 choices = T.ERAS
             vals[pname] = ev.value(word, ptype, f"`{st.keyword}`", choices=choices)

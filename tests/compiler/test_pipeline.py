@@ -203,3 +203,19 @@ def test_attached_objects_may_overlap_their_host(project):
     }
     """)
     assert build(project).ok
+
+
+def test_interact_statement_enables_an_interaction(project, tmp_path):
+    project("t.wa", """
+    task t on yard {
+        interact crate_2 push
+        anomaly float crate_2 by 0.4 m
+    }
+    """)
+    out = tmp_path / "out"
+    result = build(project, out)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    task = json.loads((out / "t" / "task.json").read_text())
+    crate = next(o for o in task["scene"]["objects"] if o["id"] == "crate_2")
+    assert crate["interactions"] == ["push"]
+    assert "crate" in json.loads((out / "t" / "agent/context.json").read_text())["interactive_objects"]
