@@ -29,6 +29,7 @@ class Built:
     things: dict[str, N.Thing]
     interactions: dict[str, set[str]]
     task_local: frozenset[str] = frozenset()  # ids of objects the task itself declares
+    task_settings: dict | None = None  # the task's evaluated statements (`settings`)
     scene_key: int = 0  # identifies the scene declaration, for per-scene caches
 
 
@@ -334,4 +335,5 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
         materials=dict(sorted(layout.materials.used.items())), objects=ordered, benign=benign,
     )
     things_by_id = {t.id: t for t, _ in things}
-    return Built(scene, expl, objects, things_by_id, interact, frozenset(t.id for t, _ in task_things), id(scene_decl))
+    return Built(scene, expl, objects, things_by_id, interact, task_local=frozenset(t.id for t, _ in task_things),
+                 scene_key=id(scene_decl), task_settings=tk)

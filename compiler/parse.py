@@ -44,6 +44,9 @@ class _BracketNewlines:
             yield tok
 
 
+_COMMENTS: list[Token] = []
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     grammar = resources.files("wac.grammar").joinpath("wac.lark").read_text(encoding="utf-8")
@@ -55,6 +58,7 @@ def _parser() -> Lark:
         maybe_placeholders=False,
         postlex=_BracketNewlines(),
         strict=False,
+        lexer_callbacks={"COMMENT": _COMMENTS.append},  # comments are ignored tokens; fmt keeps them
     )
 
 
@@ -327,20 +331,10 @@ def _syntax_diagnostic(source: Source, exc: UnexpectedInput) -> Diagnostic:
 
 
 def parse_comments(source: Source) -> list[tuple[int, str]]:
-    """The comments of a source as (line, text), for the formatter."""
-    comments: list[tuple[int, str]] = []
+    """The comments of a source as (line, text), for the formatter (collected while lexing)."""
     text = source.text if source.text.endswith("\n") else source.text + "\n"
-    _comment_parser().parse(text)
+    _COMMENTS.clear()
+    _parser().parse(text)
     comments = [(tok.line, str(tok).rstrip()) for tok in _COMMENTS]
     _COMMENTS.clear()
     return comments
-
-
-_COMMENTS: list = []
-
-
-@lru_cache(maxsize=1)
-def _comment_parser() -> Lark:
-    grammar = resources.files("wac.grammar").joinpath("wac.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", postlex=_BracketNewlines(),
-                lexer_callbacks={"COMMENT": _COMMENTS.append})

@@ -26,7 +26,7 @@ from shapely.geometry import Point, Polygon
 
 from wac.compiler import nodes as N
 from wac.compiler.anomalies import Lowerer
-from wac.compiler.assemble import build_world, settings
+from wac.compiler.assemble import build_world
 from wac.compiler.diagnostics import Collector, Diagnostic, did_you_mean
 from wac.compiler.emit import Output, bundle_files, compiler_digest, index_entry, read_cache
 from wac.compiler.layout import Layout, Materials
@@ -34,7 +34,6 @@ from wac.compiler.lower import Lowered3, lower_task
 from wac.compiler.plan import PlanError, make_plan
 from wac.compiler.resolve import Loader, discover
 from wac.compiler.validate import check_clean, check_start, walkable_grid
-from wac.compiler.values import Evaluator
 
 
 @dataclass
@@ -69,7 +68,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     check_start(built, grid, diag, task.span, loader.memo)
     if diag:
         return None
-    tk = settings(task.body, "task", Evaluator(Collector()))
+    tk = built.task_settings or {}
     anomalies = task.body.anomalies  # 6. anomalies
     multi = bool(tk.get("multi_anomaly", {}).get("flag"))
     if not anomalies:

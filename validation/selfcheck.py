@@ -634,24 +634,11 @@ def register(subparsers) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Standalone entry point: `python -m wac.validation.selfcheck BUNDLE...` (exit 0 pass, 1 fail, 2 usage)."""
-    p = argparse.ArgumentParser(prog="selfcheck", description="self-check task bundles")
-    p.add_argument("paths", nargs="+", metavar="BUILD_DIR_OR_BUNDLE")
-    p.add_argument("-j", "--jobs", type=int, default=1)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--out", metavar="DIR")
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exc:
-        return 0 if exc.code in (0, None) else 2
-    try:
-        return cmd_selfcheck(args)
-    except UsageError as exc:
-        print(f"selfcheck: error: {exc}", file=sys.stderr)
-        return 2
-    except WacError as exc:
-        print(f"selfcheck: error: {exc}", file=sys.stderr)
-        return 1
+    """Standalone entry point (`python -m wac.validation.selfcheck BUNDLE...`, a bundle's selfcheck.py):
+    the same as `wac selfcheck`, with its exit codes (0 pass, 1 fail, 2 usage, 3 internal error)."""
+    from wac.cli import main as wac_main
+
+    return wac_main(["selfcheck", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":
