@@ -29,6 +29,9 @@ DISTANCES = {
     "occluded_view": (2.0, 5.0), "interact": (0.8, 1.4), "interact_walk": (0.9, 1.5),
     "interact_blocked": (0.8, 1.8), "view_sides": (1.5, 4.0),
 }
+# operators whose evidence lies on the ground around the target (its shadow): aim at the base, and
+# for a displaced shadow at the point between where the shadow is and where it should be
+GROUND_AIM = {"remove_shadow", "displace_shadow"}
 TEMPORAL = (B.TriggerKind.revisit, B.TriggerKind.look_away, B.TriggerKind.leave, B.TriggerKind.after)
 
 
@@ -142,6 +145,12 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
         box = (fx - 0.2, fy - 0.2, fx + 0.2, fy + 0.2)
         tz = fz
     tx, ty = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    aim_x, aim_y = tx, ty
+    if focus is not None and low.spec.name in GROUND_AIM:
+        tz = focus.aabb_min[2]
+        off = next((e.shadow_offset for e in low.effects if e.shadow_offset), None)
+        if off:
+            aim_x, aim_y = tx + off[0] / 2, ty + off[1] / 2
     if kind == "watch" and focus is None and low.focus_point is None:
         # a scene-wide change (day-night): watch from where the agent stands
         steps = [B.PlanStep(action="mark", caption="State A: observe the scene's lighting."),
@@ -239,12 +248,12 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
             steps.append(B.PlanStep(action="move", args={"distance_m": round(m, 2), "direction": "forward"}))
             d -= m
         pos = nxt
-    want = math.degrees(math.atan2(ty - pos[1], tx - pos[0]))
+    want = math.degrees(math.atan2(aim_y - pos[1], aim_x - pos[0]))
     t = _turn(yaw, want)
     if abs(t) > 0.5:
         steps.append(B.PlanStep(action="turn", args={"degrees": t}))
         yaw = want
-    flat_d = max(0.5, math.dist(pos, (tx, ty)))
+    flat_d = max(0.5, math.dist(pos, (aim_x, aim_y)))
     pitch = round(math.degrees(math.atan2(EYE_M - tz, flat_d)), 1)
     if abs(pitch - expl.start.pitch_deg) > 5:
         steps.append(B.PlanStep(action="look", args={"degrees": round(pitch - expl.start.pitch_deg, 1)}))

@@ -57,6 +57,7 @@ class AgentPose:
 class FilmFrame:
     t_sim: float
     frame: np.ndarray
+    pose: AgentPose | None = None  # the agent's pose when the frame was taken
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,10 @@ class WorldEnv:
 
     def __init__(self, bundle_or_task, variant: str = "clean", seed: int = 0, width: int = 640, height: int = 480,
                  film_interval_s: float | None = 0.5, hfov_deg: float = 90.0, shadows: bool = True,
-                 record_dir: str | Path | None = None) -> None:
+                 record_dir: str | Path | None = None, start: tuple[float, float, float, float] | None = None,
+                 budget: int | None = None) -> None:
+        """`start` (x, y, yaw_deg, pitch_deg) and `budget` override the task's start pose and action budget
+        (the runner's closer-start and budget-multiplier ablations)."""
         if variant not in ("clean", "perturbed"):
             raise UsageError(f"variant must be 'clean' or 'perturbed', got {variant!r}")
         self.task, self.bundle_dir = load_task(bundle_or_task)
@@ -115,6 +119,10 @@ class WorldEnv:
         self.film_interval = film_interval_s if film_interval_s and film_interval_s > 0 else None
         self.shadows = shadows
         self.record_dir = Path(record_dir) if record_dir else None
+        self.start_override = tuple(float(v) for v in start) if start is not None else None
+        self.budget_override = int(budget) if budget is not None else None
+        if self.budget_override is not None and self.budget_override < 1:
+            raise UsageError(f"budget must be at least 1 action, got {budget}")
         self.recorder = None
         self.world: World | None = None
         self.physics: Physics | None = None
@@ -139,13 +147,13 @@ class WorldEnv:
         self.physics = Physics(self.world, ex.agent_radius_m, ex.eye_height_m)
         self.renderer = Renderer(self.world, self.width, self.height, self.hfov, shadows=self.shadows)
         self.eye_height = ex.eye_height_m
-        x, y = ex.start.position
+        x, y, yaw, pitch = self.start_override or (*ex.start.position, ex.start.yaw_deg, ex.start.pitch_deg)
         self.physics.place_agent(x, y)
-        self.yaw = float(ex.start.yaw_deg)
-        self.pitch = float(np.clip(ex.start.pitch_deg, -PITCH_LIMIT, PITCH_LIMIT))
+        self.yaw = float(yaw)
+        self.pitch = float(np.clip(pitch, -PITCH_LIMIT, PITCH_LIMIT))
         self.ticks = 0
         self.steps = 0
-        self.budget = ex.budget_actions
+        self.budget = self.budget_override or ex.budget_actions
         self.history = []
         self.events = []
         self._interacted: set[str] = set()
@@ -322,7 +330,7 @@ class WorldEnv:
             if self.ticks % CONTROL_EVERY == 0 or i == n - 1:
                 self._control_tick()
             if self.sim_time >= self._next_film - 1e-9 and i < n - 1:
-                self._film.append(FilmFrame(round(self.sim_time, 4), self._frame()))
+                self._film.append(FilmFrame(round(self.sim_time, 4), self._frame(), self.pose()))
                 self._next_film += self.film_interval
 
     def _control_tick(self) -> None:
@@ -591,20 +599,26 @@ class WorldEnv:
             interacted = bool(set(an.spec.targets) & self._interacted)
             pc = Percept(self.sim_time, in_view, dist, (float(foot[0]), float(foot[1])), contact, interacted)
             res = an.trig.update(pc)
+            seen = in_view if k in (TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave,
+                                    TriggerKind.after) else None
             if res == "deferred":
-                self._log(an, "deferred", "target in view")
+                self._log(an, "deferred", "target in view", True)
             elif res == "on":
                 push = None
                 if k == TriggerKind.contact and box is not None:
                     d = (box[0][:2] + box[1][:2]) / 2 - foot[:2]
                     n = float(np.linalg.norm(d))
                     push = (float(d[0] / n), float(d[1] / n)) if n > 1e-6 else None
-                self._switch(an, True, f"distance {dist:.2f} m", push)
+                self._switch(an, True, f"distance {dist:.2f} m", push, seen)
             elif res == "off":
-                self._switch(an, False, f"distance {dist:.2f} m")
+                self._switch(an, False, f"distance {dist:.2f} m", in_view=seen)
         self._interacted.clear()
 
-    def _switch(self, an: _Anomaly, on: bool, detail: str, push=None) -> None:
+    def _switch(self, an: _Anomaly, on: bool, detail: str, push=None, in_view: bool | None = None) -> None:
+        """Apply (or undo) an anomaly's effects and log it; `in_view` is whether its target was in view
+        this tick (computed here, before the change, when the trigger did not need it)."""
+        if in_view is None:
+            in_view = self.target_in_view(an)
         if on:
             ctx = fx.EffectContext(self.world, self.physics, push, self.sim_time)
             if an.undos and an.trig.trigger.kind in (TriggerKind.contact, TriggerKind.interact):
@@ -626,15 +640,16 @@ class WorldEnv:
                     if st is not None and st.simulated:
                         st.frozen = True
                         st.bump()
-            self._log(an, "fired", detail)
+            self._log(an, "fired", detail, in_view)
         else:
             for undo in reversed(an.undos):
                 undo()
             an.undos = []
-            self._log(an, "deactivated", detail)
+            self._log(an, "deactivated", detail, in_view)
 
-    def _log(self, an: _Anomaly, event: str, detail: str) -> None:
-        ev = TriggerEvent(self.steps, self.sim_time, an.index, an.spec.operator, str(an.spec.trigger.kind), event, detail)
+    def _log(self, an: _Anomaly, event: str, detail: str, in_view: bool) -> None:
+        ev = TriggerEvent(self.steps, self.sim_time, an.index, an.spec.operator, str(an.spec.trigger.kind), event, detail,
+                          bool(in_view))
         self.events.append(ev)
         if self.recorder is not None:
             self.recorder.write_event(ev)

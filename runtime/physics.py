@@ -3,9 +3,14 @@
 Static objects become fixed compound bodies that are re-posed kinematically (doors, drift,
 tremble); dynamic objects are simulated and their poses written back to the `World`.  Non-solid
 parts become collision-free "ghost" bodies that rays still hit (view tests, the crosshair).
-The agent is an upright dynamic capsule driven by velocity, so solids block it and it pushes
-dynamic objects.  Liquids have no collider: the ground has a hole under them and a floor at
-their bottom, so the agent sinks in.
+The agent is an upright dynamic capsule driven by velocity, so solids block it.  Its push on
+dynamic objects is force-limited (`PUSH_FORCE_N`, a person leaning in): it cannot walk into a
+dynamic object faster than the object gives way, and it leans on it with at most that force, so
+a heavy object blocks it and a light one is shoved away (`Physics._limit_push`).  Liquids have
+no collider: the ground has a hole under them and a floor at their bottom, so the agent sinks in.
+
+Steps are skipped while nothing can change (`Physics.step`): the agent stands still and rests,
+every dynamic body has been at rest for `QUIET_STEPS`, and nothing kinematic moved near them.
 """
 
 from __future__ import annotations
@@ -22,6 +27,11 @@ from .world import ObjectState, PartState, World
 DT = 1.0 / 120.0
 GRAVITY = -9.81
 AGENT_MASS = 70.0
+PUSH_FORCE_N = 250.0  # the most the agent leans on a dynamic object with, horizontally
+SHOVE_SPEED = 6.0  # m/s: the fastest a shove sends an object (hand speed of a hard shove); matters below ~0.4 kg
+CONTACT_SLOP_M = 0.02  # a dynamic object this close counts as touched by the agent
+QUIET_STEPS = 6  # steps of rest (agent and dynamic bodies) before steps are skipped
+REST_V, REST_W = 2e-3, 2e-2  # m/s and rad/s below which a body counts as at rest
 GROUP_SOLID, GROUP_GHOST, GROUP_AGENT, GROUP_REACH = 1, 2, 4, 8
 # pybullet ray queries carry filter group 1: ray-only bodies need bit 1 in their mask, which is
 # harmless because no solid body has their group bit in its own mask.
@@ -56,6 +66,15 @@ def _quat(r: np.ndarray) -> tuple[float, float, float, float]:
     w, x, y, z = q
     n = float(np.sqrt(w * w + x * x + y * y + z * z))
     return (float(x) / n, float(y) / n, float(z) / n, float(w) / n)
+
+
+def _pose_key(st: ObjectState) -> tuple:
+    """Everything a static object's body poses depend on (see `Physics.sync`)."""
+    parts = tuple((ps.position, ps.rotation_deg, ps.hinge_deg, ps.spin_deg) for ps in st.parts.values()
+                  if ps.part.hinge or ps.part.spin)
+    return (np.asarray(st.position, dtype=float).tobytes(), np.asarray(st.rotation_deg, dtype=float).tobytes(),
+            np.asarray(st.scale, dtype=float).tobytes(), np.asarray(st.motion_offset, dtype=float).tobytes(),
+            st.collider_frac, parts)
 
 
 def _matrix(q) -> np.ndarray:
@@ -94,6 +113,17 @@ class Physics:
         self.ground_bodies: list[int] = []
         self.ground_version = -1
         self.agent = -1
+        self.com: dict[int, np.ndarray] = {}  # body -> centre of mass in its base frame
+        self.passable: set[str] = set()  # objects the agent currently walks through (no push)
+        self.awake: set[int] = set()  # dynamic bodies woken for good and stepped since (see `_wake`)
+        self._waking: set[int] = set()  # woken, not stepped yet
+        self._kicks: list[tuple[int, tuple, tuple]] = []  # velocity changes held back one step
+        self._pose_keys: dict[str, tuple] = {}  # object id -> pose key of its last kinematic re-pose
+        self._read: dict[int, tuple] = {}  # body -> (position, orientation) last copied into the world
+        self._rest: dict[tuple, tuple] = {}  # hinged/spinning part -> (scale, inverse rest frame)
+        self.quiet = 0  # consecutive steps with nothing moving (see `step`)
+        self.stepped = True  # a simulation step ran since the last `read_back`
+        self.steps_run = self.steps_skipped = 0
         self._reset_sim()
 
     # --- set-up --------------------------------------------------------------------------
@@ -106,6 +136,13 @@ class Physics:
         self.refs.clear()
         self.offsets.clear()
         self._posed.clear()
+        self.com.clear()
+        self.awake.clear()
+        self._waking.clear()
+        self._kicks.clear()
+        self._pose_keys.clear()
+        self._read.clear()
+        self.quiet = 0
         self.bodies.clear()
         self.versions.clear()
         self.ground_bodies = []
@@ -199,6 +236,7 @@ class Physics:
             physicsClientId=c,
         )
         self.offsets[body] = b0
+        self.com[body] = np.mean([[0.0, 0.0, 0.0], *lpos], axis=0)  # equal link masses
         return body
 
     def _remove_object(self, oid: str) -> None:
@@ -207,6 +245,12 @@ class Physics:
             self.refs.pop(body, None)
             self.offsets.pop(body, None)
             self._posed.pop(body, None)
+            self.com.pop(body, None)
+            self._read.pop(body, None)
+            self.awake.discard(body)
+            self._waking.discard(body)
+        self._pose_keys.pop(oid, None)
+        self.quiet = 0
 
     def _object_base(self, st: ObjectState) -> np.ndarray:
         """Rigid object frame (no scale) -> world."""
@@ -265,11 +309,14 @@ class Physics:
         hinge = ps.hinge_deg
         if not visual and ps.part.hinge and st.collider_frac is not None:
             hinge = st.collider_frac * ps.part.hinge.swing_deg
-        rest = part_matrix(ps.part, PartPose(ps.position, ps.rotation_deg, 0.0, 0.0))
+        key = (st.id, ps.part.id, ps.position, ps.rotation_deg, np.asarray(st.scale, dtype=float).tobytes())
+        frame = self._rest.get(key)
+        if frame is None:  # scale and rest pose only change with a rebuild: invert them once
+            rest = part_matrix(ps.part, PartPose(ps.position, ps.rotation_deg, 0.0, 0.0))
+            s = np.diag(list(st.scale) + [1.0])
+            frame = self._rest[key] = (s, np.linalg.inv(rest) @ np.linalg.inv(s))
         moved = part_matrix(ps.part, PartPose(ps.position, ps.rotation_deg, hinge, ps.spin_deg))
-        s = np.diag(list(st.scale) + [1.0])
-        delta = s @ moved @ np.linalg.inv(rest) @ np.linalg.inv(s)
-        return base @ delta
+        return base @ (frame[0] @ moved @ frame[1])
 
     def _build_ground(self) -> None:
         p, c = self.p, self.cid
@@ -323,28 +370,60 @@ class Physics:
         p, c = self.p, self.cid
         if full or self.ground_version != self.world.version:
             self._build_ground()
-        for oid in [o for o in self.bodies if o not in self.world.objects]:
-            self._remove_object(oid)
+            self.quiet = 0
+        if len(self.bodies) != len(self.world.objects) or any(o not in self.world.objects for o in self.bodies):
+            for oid in [o for o in self.bodies if o not in self.world.objects]:
+                self._remove_object(oid)
         for st in self.world.objects.values():
             if full or self.versions.get(st.id) != st.shape_version:
                 self._build_object(st)
                 continue
             if st.simulated and not st.motion:
                 continue
-            for body, part in self.bodies.get(st.id, []):
+            bodies = self.bodies.get(st.id)
+            if not bodies:
+                continue
+            key = _pose_key(st)
+            if self._pose_keys.get(st.id) == key:
+                continue  # nothing about its pose changed since the last re-pose
+            self._pose_keys[st.id] = key
+            for body, part in bodies:
                 if part is None or part.startswith("#"):
                     m = self._object_base(st)
                 else:
                     m = self._part_base(st, st.parts[part])
                 m = m @ self.offsets[body]
-                key = m.tobytes()
-                if self._posed.get(body) == key:
+                bkey = m.tobytes()
+                if self._posed.get(body) == bkey:
                     continue
-                self._posed[body] = key
+                self._posed[body] = bkey
                 p.resetBasePositionAndOrientation(body, m[:3, 3].tolist(), _quat(m[:3, :3]), physicsClientId=c)
+                if self.quiet and (part is None or not part.startswith("#")) and self._near_movers(body):
+                    self.quiet = 0  # a solid moved kinematically next to the agent or a dynamic body
+
+    def _near_movers(self, body: int, margin: float = 0.1) -> bool:
+        """Whether a body's bounds come within `margin` of the agent or a simulated body."""
+        p, c = self.p, self.cid
+        lo, hi = p.getAABB(body, physicsClientId=c)
+        for link in range(p.getNumJoints(body, physicsClientId=c)):
+            llo, lhi = p.getAABB(body, link, physicsClientId=c)
+            lo, hi = np.minimum(lo, llo), np.maximum(hi, lhi)
+        hits = p.getOverlappingObjects(list(np.subtract(lo, margin)), list(np.add(hi, margin)), physicsClientId=c) or ()
+        for other, _ in hits:
+            if other == self.agent:
+                return True
+            ref = self.refs.get(other)
+            if ref is not None and ref.kind == "object" and ref.hinged is None:
+                st = self.world.objects.get(ref.object_id)
+                if st is not None and st.simulated:
+                    return True
+        return False
 
     def read_back(self) -> None:
-        """Copy simulated poses of dynamic bodies into the world."""
+        """Copy simulated poses of dynamic bodies into the world (nothing to do when no step ran)."""
+        if not self.stepped:
+            return
+        self.stepped = False
         p, c = self.p, self.cid
         for st in self.world.objects.values():
             if not (st.simulated) or st.motion:
@@ -353,6 +432,9 @@ class Physics:
                 if part is not None:
                     continue
                 pos, q = p.getBasePositionAndOrientation(body, physicsClientId=c)
+                if self._read.get(body) == (pos, q):
+                    continue  # asleep or at rest: the world already holds this pose
+                self._read[body] = (pos, q)
                 m = np.eye(4)
                 m[:3, :3], m[:3, 3] = _matrix(q), pos
                 m = m @ np.linalg.inv(self.offsets[body])
@@ -360,34 +442,61 @@ class Physics:
                 st.rotation_deg = np.array(euler_from_matrix(m[:3, :3]))
 
     def set_dynamics(self, st: ObjectState) -> None:
-        """Apply mass/restitution/friction changes to an object's body."""
+        """Apply mass/restitution/friction changes to an object's body (every link of it)."""
+        p, c = self.p, self.cid
         for body, part in self.bodies.get(st.id, []):
             if part is not None:
                 continue
+            links = range(-1, p.getNumJoints(body, physicsClientId=c))
             kw = {}
             if st.simulated:
-                kw["mass"] = st.mass_kg
+                kw["mass"] = st.mass_kg / len(links)  # spread over the links as `_make_body` does
             if st.restitution is not None:
                 kw["restitution"] = st.restitution
             if st.friction is not None:
                 kw["lateralFriction"] = st.friction
             if kw:
-                self.p.changeDynamics(body, -1, physicsClientId=self.cid, **kw)
+                for link in links:
+                    p.changeDynamics(body, link, physicsClientId=c, **kw)
+                self._wake(body)
+                self.quiet = 0
+
+    def _wake(self, body: int) -> bool:
+        """Wake a dynamic body for good; returns whether it was awake already.  A multibody woken from
+        sleep drops whatever velocity or force it is given during its first step (its colliders still
+        count as asleep), so callers hold those back one step; it never sleeps again, and `step` skips
+        steps once everything is at rest anyway."""
+        if body in self.awake:
+            return True
+        if body not in self._waking:
+            p = self.p
+            p.changeDynamics(body, -1, activationState=p.ACTIVATION_STATE_WAKE_UP | p.ACTIVATION_STATE_DISABLE_SLEEPING,
+                             physicsClientId=self.cid)
+            self._waking.add(body)
+        self.quiet = 0
+        return False
 
     def kick(self, st: ObjectState, linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0)) -> None:
-        """Add a velocity change to a dynamic object."""
-        p, c = self.p, self.cid
+        """Add a velocity change to a dynamic object (after one step when it was asleep)."""
         for body, part in self.bodies.get(st.id, []):
             if part is None and st.simulated:
-                p.changeDynamics(body, -1, activationState=p.ACTIVATION_STATE_WAKE_UP, physicsClientId=c)
-                v, w = p.getBaseVelocity(body, physicsClientId=c)
-                p.resetBaseVelocity(body, (np.add(v, linear)).tolist(), (np.add(w, angular)).tolist(), physicsClientId=c)
+                if self._wake(body):
+                    self._add_velocity(body, linear, angular)
+                else:
+                    self._kicks.append((body, linear, angular))
+                self.quiet = 0
+
+    def _add_velocity(self, body: int, linear, angular) -> None:
+        p, c = self.p, self.cid
+        v, w = p.getBaseVelocity(body, physicsClientId=c)
+        p.resetBaseVelocity(body, (np.add(v, linear)).tolist(), (np.add(w, angular)).tolist(), physicsClientId=c)
 
     # --- agent -----------------------------------------------------------------------------
     def place_agent(self, x: float, y: float, z: float | None = None) -> None:
         zc = self.agent_height / 2 if z is None else z + self.agent_height / 2
         self.p.resetBasePositionAndOrientation(self.agent, [x, y, zc], [0, 0, 0, 1], physicsClientId=self.cid)
         self.p.resetBaseVelocity(self.agent, [0, 0, 0], [0, 0, 0], physicsClientId=self.cid)
+        self.quiet = 0
 
     def agent_position(self) -> np.ndarray:
         """Agent foot point (x, y, z of the capsule bottom)."""
@@ -395,16 +504,113 @@ class Physics:
         return np.array([pos[0], pos[1], pos[2] - self.agent_height / 2])
 
     def step(self, vx: float = 0.0, vy: float = 0.0) -> None:
-        """One fixed time step with the agent walking at (vx, vy) m/s."""
+        """One fixed time step with the agent walking at (vx, vy) m/s.
+
+        Skipped while nothing can change: the agent is not walking, and it and every dynamic body
+        have been at rest for `QUIET_STEPS` steps with nothing waking them since (a kick, a rebuilt
+        or re-posed body, a mass change, a teleport: see the `self.quiet = 0` sites).
+        """
         p, c = self.p, self.cid
+        walking = vx != 0.0 or vy != 0.0
+        if not walking and self.quiet >= QUIET_STEPS:
+            self.steps_skipped += 1
+            return
         v, _ = p.getBaseVelocity(self.agent, physicsClientId=c)
         vz = v[2]
         foot = self.agent_position()
         if foot[2] < -20.0:  # fell out of the world: stop there
             vz, vx, vy = 0.0, 0.0, 0.0
             p.changeDynamics(self.agent, -1, mass=0, physicsClientId=c)
+        elif walking:
+            vx, vy = self._limit_push(vx, vy, foot)
         p.resetBaseVelocity(self.agent, [vx, vy, vz], [0, 0, 0], physicsClientId=c)
         p.stepSimulation(physicsClientId=c)
+        if self._waking:
+            self.awake |= self._waking
+            self._waking.clear()
+        if self._kicks:  # bodies woken before this step take their kicks now
+            kicks, self._kicks = self._kicks, []
+            for body, linear, angular in kicks:
+                if body in self.refs:
+                    self._add_velocity(body, linear, angular)
+            walking = True  # not at rest: they move from the next step on
+        self.steps_run += 1
+        self.stepped = True
+        self.quiet = 0 if walking or not self._at_rest() else self.quiet + 1
+
+    def _at_rest(self) -> bool:
+        """The agent and every simulated body are (nearly) still."""
+        p, c = self.p, self.cid
+        v, _ = p.getBaseVelocity(self.agent, physicsClientId=c)
+        if abs(v[0]) + abs(v[1]) + abs(v[2]) > REST_V:
+            return False
+        for st in self.world.objects.values():
+            if not st.simulated:
+                continue
+            for body, part in self.bodies.get(st.id, []):
+                if part is None:
+                    v, w = p.getBaseVelocity(body, physicsClientId=c)
+                    if max(abs(v[0]), abs(v[1]), abs(v[2])) > REST_V or max(abs(w[0]), abs(w[1]), abs(w[2])) > REST_W:
+                        return False
+        return True
+
+    def _limit_push(self, vx: float, vy: float, foot: np.ndarray) -> tuple[float, float]:
+        """Force-limited pushing: the agent's walking velocity towards each dynamic object it touches
+        is cut to what the object gives way (plus the gap still to close), and it leans on the object
+        with up to `PUSH_FORCE_N` (no faster than `SHOVE_SPEED`).  A heavy object whose friction
+        holds against that force blocks the agent; a light one is shoved ahead of it."""
+        p, c = self.p, self.cid
+        reach = float(np.hypot(vx, vy)) * DT + CONTACT_SLOP_M
+        r, h = self.agent_radius + reach, self.agent_height
+        lo = [foot[0] - r, foot[1] - r, foot[2] - 0.05]
+        hi = [foot[0] + r, foot[1] + r, foot[2] + h + 0.05]
+        near = p.getOverlappingObjects(lo, hi, physicsClientId=c)
+        if not near:
+            return vx, vy
+        seen = set()
+        for body, _ in near:
+            if body in seen:
+                continue
+            seen.add(body)
+            ref = self.refs.get(body)
+            if ref is None or ref.kind != "object" or ref.hinged is not None:
+                continue
+            st = self.world.objects.get(ref.object_id)
+            if st is None or not st.simulated or st.motion or st.id in self.passable:
+                continue
+            pts = p.getClosestPoints(self.agent, body, reach, physicsClientId=c)
+            if not pts:
+                continue
+            pt = min(pts, key=lambda q: q[8])
+            nx, ny = -pt[7][0], -pt[7][1]  # contact normal on the object points at the agent; push = minus it
+            n = float(np.hypot(nx, ny))
+            if n < 0.7:  # mostly vertical: standing on it or brushing its top edge
+                continue
+            ux, uy = nx / n, ny / n
+            want = vx * ux + vy * uy
+            if want <= 0.0:
+                continue  # walking away from it or along it
+            ov, _ = p.getBaseVelocity(body, physicsClientId=c)
+            give = ov[0] * ux + ov[1] * uy
+            allowed = max(give, 0.0) + max(pt[8], 0.0) / DT
+            if want > allowed:  # it does not give way as fast as the agent walks: the agent is held up
+                vx, vy = vx - (want - allowed) * ux, vy - (want - allowed) * uy
+            if pt[8] <= CONTACT_SLOP_M and want > give:
+                self._lean(st, body, ux, uy, give)
+        return vx, vy
+
+    def _lean(self, st: ObjectState, body: int, ux: float, uy: float, give: float) -> None:
+        """Push a dynamic object horizontally through its centre of mass for one step."""
+        p, c = self.p, self.cid
+        mass = max(st.mass_kg, 1e-6)
+        force = min(PUSH_FORCE_N, max(SHOVE_SPEED - give, 0.0) * mass / DT)
+        if force <= 0.0:
+            return
+        pos, q = p.getBasePositionAndOrientation(body, physicsClientId=c)
+        com = np.asarray(pos) + _matrix(q) @ self.com.get(body, np.zeros(3))
+        if not self._wake(body):
+            return  # asleep until this step: the agent is held at the contact meanwhile
+        p.applyExternalForce(body, -1, [force * ux, force * uy, 0.0], com.tolist(), p.WORLD_FRAME, physicsClientId=c)
 
     def set_agent_collision(self, oid: str, enabled: bool) -> None:
         """Let the agent pass through (or collide with) an object's solid bodies."""
@@ -414,13 +620,26 @@ class Physics:
                 continue
             for link in range(-1, p.getNumJoints(body, physicsClientId=c)):
                 p.setCollisionFilterPair(self.agent, body, -1, link, int(enabled), physicsClientId=c)
+        if enabled:
+            self.passable.discard(oid)
+        else:
+            self.passable.add(oid)
+        self.quiet = 0
 
     def agent_contacts(self) -> set[str]:
-        """Ids of objects the agent touches now."""
+        """Ids of objects the agent touches now (in contact, or within `CONTACT_SLOP_M`: leaning on it)."""
+        p, c = self.p, self.cid
         out = set()
-        for cp in self.p.getContactPoints(bodyA=self.agent, physicsClientId=self.cid):
+        for cp in p.getContactPoints(bodyA=self.agent, physicsClientId=c):
             ref = self.refs.get(cp[2])
             if ref and ref.kind == "object":
+                out.add(ref.object_id)
+        lo, hi = p.getAABB(self.agent, physicsClientId=c)
+        for body, _ in p.getOverlappingObjects(list(np.subtract(lo, CONTACT_SLOP_M)), list(np.add(hi, CONTACT_SLOP_M)),
+                                               physicsClientId=c) or ():
+            ref = self.refs.get(body)
+            if (ref and ref.kind == "object" and ref.object_id not in out and not (ref.hinged or "").startswith("#")
+                    and p.getClosestPoints(self.agent, body, CONTACT_SLOP_M, physicsClientId=c)):
                 out.add(ref.object_id)
         return out
 

@@ -1,7 +1,8 @@
 """Rendering of a running world: VTK offscreen (EGL/OSMesa), first-person RGB, ids and depth.
 
-One `Renderer` per world keeps a VTK actor per object part and re-syncs their matrices and
-properties from the `World` before each frame.  The sun is a directional light with VTK shadow
+One `Renderer` per world keeps VTK actors per object (the rigid parts of one material merged
+into one actor, each hinged or spinning part on its own) and re-syncs the matrices and
+properties of the objects that changed before each frame.  The sun is a directional light with VTK shadow
 maps (`vtkShadowMapPass`); lamps are downward spot lights (which also cast shadow maps) placed
 at their emitting parts, and emitting parts glow through their ambient (emissive) term.  Shadows
 that cannot come from the shadow map (an invisible object that still casts one, a displaced
@@ -72,11 +73,31 @@ def id_color(index: int) -> tuple[float, float, float]:
     return ((v & 255) / 255.0, ((v >> 8) & 255) / 255.0, ((v >> 16) & 255) / 255.0)
 
 
+@dataclass
+class _Group:
+    """One actor of an object: several rigid parts merged (`local` = identity) or one part that
+    follows its own pose (`local` None: its part matrix, hinge and spin included)."""
+
+    actor: object
+    parts: tuple[str, ...]
+    material: str
+    emits: bool
+    local: np.ndarray | None
+
+
+def _pose_key(st: ObjectState) -> tuple:
+    """Everything the matrices of an object's actors depend on."""
+    return (np.asarray(st.position, dtype=float).tobytes(), np.asarray(st.rotation_deg, dtype=float).tobytes(),
+            np.asarray(st.scale, dtype=float).tobytes(), np.asarray(st.motion_offset, dtype=float).tobytes(),
+            None if st.appearance_scale is None else np.asarray(st.appearance_scale, dtype=float).tobytes(),
+            tuple((ps.hinge_deg, ps.spin_deg) for ps in st.parts.values() if ps.part.hinge or ps.part.spin))
+
+
 class Renderer:
     """Offscreen VTK renderer bound to one `World`."""
 
     def __init__(self, world: World, width: int = 640, height: int = 480, hfov_deg: float = 90.0,
-                 shadows: bool = True, shadow_resolution: int = 2048, lamp_shadows: bool | None = None) -> None:
+                 shadows: bool = True, shadow_resolution: int | None = None, lamp_shadows: bool | None = None) -> None:
         vtk, self.nps = _vtk()
         self.vtk = vtk
         self.world = world
@@ -88,6 +109,11 @@ class Renderer:
         if lamp_shadows is None:
             lamp_shadows = world.scene.sun is None
         self.lamp_cone = 80.0 if lamp_shadows else 180.0
+        if shadow_resolution is None:
+            # the sun's map spans the whole ground and needs the texels; a lamp's 160-degree map is blurred
+            # so much by VTK's exponential filtering that 1024 texels look the same as 2048 (mean pixel
+            # difference 0.004 of 255 in the living room) at a third of the bake time and a quarter of the memory
+            shadow_resolution = 2048 if world.scene.sun is not None else 1024
         self.win = vtk.vtkRenderWindow()
         self.win.SetOffScreenRendering(1)
         self.win.SetSize(self.width, self.height)
@@ -112,10 +138,18 @@ class Renderer:
         self._lamp_lights: list = []
         self._polys: dict = {}
         self._textures: dict = {}
-        self.actors: dict[tuple[str, str], object] = {}  # (object id, part id) -> actor
+        self.actors: dict[tuple[str, str], object] = {}  # (object id, part id) -> the actor drawing that part
+        self.groups: dict[str, list[_Group]] = {}  # object id -> its actors
+        self._group_sig: dict[str, tuple] = {}
+        self._merged: dict[tuple, object] = {}  # merged polydata of rigid part groups (shared by equal objects)
+        self._pose_key: dict[str, tuple] = {}  # object id -> pose key its actor matrices were set for
         self.proxies: dict[str, object] = {}
         self.shadow_actors: dict[str, object] = {}
+        self._proxy_key: dict[str, tuple] = {}
+        self._shadow_key: dict[str, tuple] = {}
         self._sig: dict = {}
+        self._ground_day: float | None = None
+        self._order_dirty = True
         self._built_version = -1
         self._ground = self._make_ground()
         self._anchor_bounds()
@@ -123,23 +157,103 @@ class Renderer:
         if shadows:
             self._passes = self._shadow_passes(shadow_resolution)
         self._seg_mode = False
-        self._last_shadow_sig = None
+        self._baked = None  # (global key, object keys, object boxes) at the last shadow bake
+        self.bakes = 0
 
-    def _shadow_signature(self) -> bytes:
-        """Everything the shadow maps depend on (not the camera): poses, visibility, lights."""
-        import hashlib
+    # --- shadow maps -----------------------------------------------------------------------------
+    def _map_state(self) -> tuple[tuple, dict[str, tuple]]:
+        """What the shadow maps depend on: a global part (shadow-casting lights and the scene bounds
+        VTK fits the light cameras to) and one key per object (its actors' poses and whether the
+        shadow bake draws them)."""
+        lights = [(self.sun.GetSwitch(), self.sun.GetPosition())]
+        lights += [(lt.GetSwitch(), lt.GetPosition(), lt.GetConeAngle()) for lt in self._lamp_lights]
+        objs = {}
+        for oid, groups in self.groups.items():
+            drawn = tuple(bool(g.actor.GetVisibility()) and not g.actor.GetForceTranslucent()
+                          and g.actor.GetProperty().GetOpacity() >= 1.0 and not self.xray.HasViewProp(g.actor)
+                          for g in groups)
+            extra = tuple((a.GetVisibility(), a.GetBounds()) for a in (self.proxies.get(oid), self.shadow_actors.get(oid))
+                          if a is not None)
+            render = self.world.objects[oid].render  # flipped normals bake back faces
+            objs[oid] = (self._pose_key.get(oid), drawn, extra, render) if any(drawn) or extra else (None,)
+        return (tuple(lights), self._scene_bounds()), objs
 
-        h = hashlib.blake2b(digest_size=16)
-        for (oid, pid), actor in self.actors.items():
-            h.update(f"{oid}/{pid}:{actor.GetVisibility()}{actor.GetForceTranslucent()}".encode())
-            if actor.GetVisibility():
-                m = actor.GetUserMatrix()
-                h.update(np.array([m.GetElement(i, j) for i in range(4) for j in range(4)]).tobytes())
-        h.update(np.asarray(self.sun.GetPosition()).tobytes())
-        h.update(f"{self.sun.GetSwitch()}{self.sun.GetIntensity()}".encode())
-        for light in self._lamp_lights:
-            h.update(np.asarray(light.GetPosition()).tobytes() + f"{light.GetSwitch()}".encode())
-        return h.digest()
+    def _scene_bounds(self) -> tuple:
+        """The bounds VTK fits directional light cameras to (every prop, drawn or not); the invisible
+        anchor makes them constant unless something leaves it, so a re-bake after an object moved
+        gives the same map everywhere else."""
+        props = self.ren.GetViewProps()
+        props.InitTraversal()
+        b = np.array(self._anchor_box, dtype=float)
+        for _ in range(props.GetNumberOfItems()):
+            pb = props.GetNextProp().GetBounds()
+            if pb is not None and pb[0] <= pb[1]:
+                b[0::2] = np.minimum(b[0::2], pb[0::2])
+                b[1::2] = np.maximum(b[1::2], pb[1::2])
+        return tuple(b.tolist())
+
+    def _object_box(self, oid: str) -> np.ndarray | None:
+        """World bounds (lo, hi) of everything drawn for an object, from its actors."""
+        acts = [g.actor for g in self.groups.get(oid, ())]
+        acts += [a for a in (self.proxies.get(oid), self.shadow_actors.get(oid)) if a is not None and a.GetVisibility()]
+        lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+        for a in acts:
+            b = a.GetBounds()
+            if b is not None and b[0] <= b[1]:
+                lo, hi = np.minimum(lo, b[0::2]), np.maximum(hi, b[1::2])
+        return None if not np.isfinite(lo).all() else np.array([lo, hi])
+
+    def _need_bake(self, cam: Camera) -> bool:
+        """Re-bake the shadow maps only when what changed since the last bake can show: a change of
+        lights or of the scene bounds always, a moved, shown or hidden object only when its shadow
+        volume (its bounds then and now, swept away from every shadow-casting light) reaches into
+        the view.  Shadow maps are sampled only where receivers project, so skipping a bake that no
+        visible receiver samples gives the same pixels as baking."""
+        glob, objs = self._map_state()
+        if self._baked is None or glob != self._baked[0]:
+            return self._record_bake(glob, objs)
+        baked_objs, boxes = self._baked[1], self._baked[2]
+        changed = [oid for oid in objs.keys() | baked_objs.keys() if objs.get(oid) != baked_objs.get(oid)]
+        if not changed:
+            return False
+        for oid in changed:
+            box = [b for b in (boxes.get(oid), self._object_box(oid)) if b is not None]
+            if box and self._shadow_volume_in_view(np.vstack(box), cam):
+                return self._record_bake(glob, objs)
+        return False  # the maps are stale only where no visible receiver samples them
+
+    def _record_bake(self, glob: tuple, objs: dict) -> bool:
+        self._baked = (glob, objs, {oid: b for oid in objs if (b := self._object_box(oid)) is not None})
+        self.bakes += 1
+        return True
+
+    def _shadow_volume_in_view(self, pts: np.ndarray, cam: Camera) -> bool:
+        """Whether the region a box can shadow (swept from every shadow-casting light) may be seen."""
+        lo, hi = pts.min(axis=0) - 0.3, pts.max(axis=0) + 0.3  # + a few texels of shadow-map filtering
+        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        ab = self._anchor_box
+        z0 = ab[4]
+        reach = float(np.linalg.norm([ab[1] - ab[0], ab[3] - ab[2], ab[5] - ab[4]]))
+        swept = [corners]
+        if self.sun.GetSwitch():
+            d = np.asarray(self.sun.GetPosition(), dtype=float)
+            d = d / max(float(np.linalg.norm(d)), 1e-9)
+            t = (corners[:, 2] - z0) / max(d[2], 0.05)
+            swept.append(corners - t[:, None] * d[None, :])
+        for lt in self._lamp_lights:
+            if lt.GetSwitch() and lt.GetPositional() and lt.GetConeAngle() < 90.0:
+                away = corners - np.asarray(lt.GetPosition(), dtype=float)
+                swept.append(corners + away / np.maximum(np.linalg.norm(away, axis=1), 1e-6)[:, None] * reach)
+        pts = np.vstack(swept) - np.asarray(cam.eye, dtype=float)
+        f, up = cam.forward(), cam.up()
+        right = np.cross(f, up)
+        th = np.tan(np.radians(cam.hfov_deg) / 2) * 1.05
+        tv = np.tan(np.radians(cam.vfov_deg(self.width, self.height)) / 2) * 1.05
+        z = pts @ f
+        for n in (right + th * f, -right + th * f, up + tv * f, -up + tv * f):
+            if (pts @ n < 0).all():
+                return False  # all beyond one side of the view
+        return not (z < NEAR).all()
 
     # --- set-up ------------------------------------------------------------------------------
     def _shadow_passes(self, resolution: int):
@@ -228,6 +342,21 @@ class Renderer:
         self._apply_material(actor.GetProperty(), self.world.scene.ground.material, 1.0, lit=False)
         self.ren.AddActor(actor)
         self._skirt = actor
+        # An invisible box around everything: VTK fits the light cameras to the bounds of every prop,
+        # drawn or not, so with it a spinning blade or a pushed crate does not shift every shadow.
+        objs = self.world.scene.objects
+        zlo = min([-0.3] + [o.aabb_min[2] for o in objs])
+        zhi = max([0.0] + [o.aabb_max[2] for o in objs] + [_spin_top(o) for o in objs]) + 0.3
+        self._anchor_box = (min([-mx] + [o.aabb_min[0] for o in objs]), max([mx] + [o.aabb_max[0] for o in objs]),
+                            min([-my] + [o.aabb_min[1] for o in objs]), max([my] + [o.aabb_max[1] for o in objs]),
+                            zlo, zhi)
+        cube = vtk.vtkCubeSource()
+        cube.SetBounds(*self._anchor_box)
+        cube.Update()
+        anchor = vtk.vtkActor()
+        anchor.SetMapper(self._mapper(cube.GetOutput()))
+        anchor.SetVisibility(False)
+        self.ren.AddActor(anchor)
 
     def _texture(self, name: str | None):
         """A repeating VTK texture for a procedural pattern name (None: no texture)."""
@@ -261,23 +390,93 @@ class Renderer:
         return m
 
     def _build(self) -> None:
-        """Create actors for objects that have none (objects may be added at run time)."""
-        for st in self.world.objects.values():
-            for ps in st.parts.values():
-                key = (st.id, ps.part.id)
-                if key in self.actors:
-                    continue
-                mesh = self.world.mesh(ps)
-                poly = self._poly((ps.part.shape, ps.part.size, ps.part.mesh), mesh)
-                actor = self.vtk.vtkActor()
-                actor.SetMapper(self._mapper(poly))
-                self.ren.AddActor(actor)
-                self.actors[key] = actor
-        for key in [k for k in self.actors if k[0] not in self.world.objects]:
-            a = self.actors.pop(key)
-            self.ren.RemoveActor(a)
-            self.xray.RemoveActor(a)
+        """Drop the actors of removed objects (objects may also be added at run time: `_groups`)."""
+        for oid in [o for o in self.groups if o not in self.world.objects]:
+            self._drop(oid)
         self._built_version = self.world.version
+
+    def _drop(self, oid: str) -> None:
+        for g in self.groups.pop(oid, []):
+            self.ren.RemoveActor(g.actor)
+            self.xray.RemoveActor(g.actor)
+            self._sig.pop(id(g.actor), None)
+            for pid in g.parts:
+                self.actors.pop((oid, pid), None)
+        self._group_sig.pop(oid, None)
+        self._pose_key.pop(oid, None)
+
+    def _groups(self, st: ObjectState) -> list[_Group]:
+        """The object's actors, (re)built when its parts' materials or rest poses changed.  Rigid parts
+        of one material (and emission) share one actor over merged geometry: fewer actors make every
+        pass cheaper (each costs about as much as shading a few thousand pixels in software GL)."""
+        sig = tuple((pid, ps.material, ps.position, ps.rotation_deg) for pid, ps in st.parts.items())
+        groups = self.groups.get(st.id)
+        if groups is not None and self._group_sig.get(st.id) == sig:
+            return groups
+        self._drop(st.id)
+        buckets: dict[tuple, list] = {}
+        for pid, ps in st.parts.items():
+            moving = bool(ps.part.hinge or ps.part.spin)
+            key = ("moving", pid) if moving else ("rigid", ps.material, ps.part.emitter is not None)
+            buckets.setdefault(key, []).append(ps)
+        groups = []
+        for parts in buckets.values():
+            if len(parts) == 1:
+                ps = parts[0]
+                poly = self._poly((ps.part.shape, ps.part.size, ps.part.mesh), self.world.mesh(ps))
+                local = None  # the part's own matrix, recomputed with its pose
+            else:
+                poly = self._merged_poly(parts)
+                local = np.eye(4)
+            actor = self.vtk.vtkActor()
+            actor.SetMapper(self._mapper(poly))
+            self.ren.AddActor(actor)
+            g = _Group(actor, tuple(ps.part.id for ps in parts), parts[0].material,
+                       any(ps.part.emitter is not None for ps in parts), local)
+            groups.append(g)
+            for pid in g.parts:
+                self.actors[(st.id, pid)] = actor
+        self.groups[st.id] = groups
+        self._group_sig[st.id] = sig
+        self._order_dirty = True
+        return groups
+
+    def _order(self) -> None:
+        """Draw small things first and the ground last: software GL tests depth before shading, so
+        what is drawn first hides the big surfaces behind it cheaply (about a quarter off an indoor
+        frame).  Done when actors are (re)built, not per frame."""
+        acts = [g.actor for groups in self.groups.values() for g in groups if self.ren.HasViewProp(g.actor)]
+
+        def size(a) -> float:
+            b = a.GetBounds()
+            return float(np.linalg.norm([b[1] - b[0], b[3] - b[2], b[5] - b[4]])) if b is not None and b[0] <= b[1] else 0.0
+
+        ranked = sorted(range(len(acts)), key=lambda i: (size(acts[i]), i))
+        for a in acts + [self._ground, self._skirt]:
+            self.ren.RemoveActor(a)
+        for i in ranked:
+            self.ren.AddActor(acts[i])
+        self.ren.AddActor(self._ground)
+        self.ren.AddActor(self._skirt)
+        self._order_dirty = False
+
+    def _merged_poly(self, parts: list):
+        """One polydata of several rigid parts, in the object's (unscaled) frame."""
+        key = tuple((ps.part.shape, ps.part.size, ps.part.mesh, ps.position, ps.rotation_deg) for ps in parts)
+        poly = self._merged.get(key)
+        if poly is None:
+            import pyvista as pv
+
+            from .geometry import part_matrix
+
+            app = self.vtk.vtkAppendPolyData()
+            for ps in parts:
+                one = self._poly((ps.part.shape, ps.part.size, ps.part.mesh), self.world.mesh(ps))
+                app.AddInputData(one.transform(part_matrix(ps.part, ps.pose()), inplace=False))  # normals too
+            app.Update()
+            poly = pv.wrap(app.GetOutput())
+            self._merged[key] = poly
+        return poly
 
     # --- materials ----------------------------------------------------------------------------
     def _apply_material(self, prop, name: str, daylight: float, lit: bool, color=None, emissive_all=False) -> None:
@@ -305,7 +504,7 @@ class Renderer:
     # --- per-frame sync ----------------------------------------------------------------------------
     def sync(self) -> None:
         w = self.world
-        if self._built_version != w.version or len(self.actors) != sum(len(s.parts) for s in w.objects.values()):
+        if self._built_version != w.version or len(self.groups) != len(w.objects):
             self._build()
         az, el, day = w.daylight()
         sun = w.scene.sun
@@ -323,11 +522,15 @@ class Renderer:
             self.sun.SwitchOn()
         else:
             self.sun.SwitchOff()
-        self._apply_material(self._ground.GetProperty(), w.scene.ground.material, day, lit=False)
-        self._apply_material(self._skirt.GetProperty(), w.scene.ground.material, day, lit=False)
+        if self._ground_day != day:
+            self._apply_material(self._ground.GetProperty(), w.scene.ground.material, day, lit=False)
+            self._apply_material(self._skirt.GetProperty(), w.scene.ground.material, day, lit=False)
+            self._ground_day = day
         self._sync_lamps(day)
         for st in w.objects.values():
             self._sync_object(st, day)
+        if self._order_dirty:
+            self._order()
 
     def _sync_lamps(self, day: float) -> None:
         vtk = self.vtk
@@ -370,12 +573,24 @@ class Renderer:
         w = self.world
         shown = st.present and not st.held and st.visible
         lit = w.lamp_lit(st)
-        app_s = st.appearance_scale
-        base_m = st.matrix()
-        if app_s is not None:
-            s = np.eye(4)
-            s[:3, :3] *= app_s
-            base_m = base_m @ s
+        groups = self._groups(st)
+        key = _pose_key(st)
+        if self._pose_key.get(st.id) != key:  # matrices only for objects whose pose changed
+            from .geometry import part_matrix
+
+            self._pose_key[st.id] = key
+            base_m = st.matrix()
+            if st.appearance_scale is not None:
+                s = np.eye(4)
+                s[:3, :3] *= st.appearance_scale
+                base_m = base_m @ s
+            for g in groups:
+                if g.local is None:
+                    ps = st.parts[g.parts[0]]
+                    m = base_m @ part_matrix(ps.part, ps.pose())
+                else:
+                    m = base_m
+                g.actor.SetUserMatrix(_vtk_matrix(self.vtk, m))
         culled = False
         if st.render == "cull" and shown:
             n = np.asarray(st.render_normal or (1.0, 0.0), dtype=float)
@@ -383,22 +598,20 @@ class Renderer:
             rel = np.asarray(self.cam.GetPosition())[:2] - (lo[:2] + hi[:2]) / 2
             culled = float(rel @ n) > 0
         proxy = st.render == "lod_proxy" and shown
-        for ps in st.parts.values():
-            actor = self.actors[(st.id, ps.part.id)]
-            from .geometry import part_matrix
-
-            m = base_m @ part_matrix(ps.part, ps.pose())
-            actor.SetUserMatrix(_vtk_matrix(self.vtk, m))
-            actor.SetVisibility(bool(shown and not culled and not proxy))
-            sig = (ps.material, lit, st.glow, st.appearance_color, round(day, 3), st.render, self._seg_mode)
+        visible = bool(shown and not culled and not proxy)
+        for g in groups:
+            actor = g.actor
+            if bool(actor.GetVisibility()) != visible:
+                actor.SetVisibility(visible)
+            sig = (g.material, lit, st.glow, st.appearance_color, round(day, 3), st.render, self._seg_mode)
             if self._sig.get(id(actor)) != sig:
                 self._sig[id(actor)] = sig
                 prop = actor.GetProperty()
-                self._apply_material(prop, ps.material, day, lit=lit and (ps.part.emitter is not None or st.glow),
+                self._apply_material(prop, g.material, day, lit=lit and (g.emits or st.glow),
                                      color=st.appearance_color, emissive_all=True)
                 prop.SetBackfaceCulling(False)
                 prop.SetFrontfaceCulling(st.render == "flip_normals")
-                actor.SetTexture(self._texture(w.material(ps.material).texture))
+                actor.SetTexture(self._texture(w.material(g.material).texture))
             in_xray = st.render == "xray"
             if in_xray and not self.xray.HasViewProp(actor):
                 self.ren.RemoveActor(actor)
@@ -416,6 +629,12 @@ class Renderer:
                 actor.SetVisibility(False)
             return
         vtk = self.vtk
+        key = (self._pose_key.get(st.id), self._group_sig.get(st.id))
+        if actor is not None and self._proxy_key.get(st.id) == key:
+            if not actor.GetVisibility():
+                actor.SetVisibility(True)
+            return
+        self._proxy_key[st.id] = key
         lo, hi = self.world.aabb(st)
         if actor is None:
             actor = vtk.vtkActor()
@@ -433,9 +652,11 @@ class Renderer:
     def _occluder_keys(self) -> None:
         """Objects that must not cast a shadow-map shadow are drawn in the translucent pass, which the
         shadow baker skips (this VTK exposes no per-actor occluder keys); opaque, they look the same."""
-        no_shadow = {st.id for st in self.world.objects.values() if not st.casts_shadow or st.shadow_offset}
-        for (oid, _), actor in self.actors.items():
-            actor.SetForceTranslucent(oid in no_shadow)
+        for st in self.world.objects.values():
+            no_shadow = bool(not st.casts_shadow or st.shadow_offset)
+            for g in self.groups.get(st.id, ()):
+                if bool(g.actor.GetForceTranslucent()) != no_shadow:
+                    g.actor.SetForceTranslucent(no_shadow)
 
     def _sync_projected_shadow(self, st: ObjectState, shown: bool) -> None:
         """Shadow geometry for cases the shadow map cannot express (hidden caster, displaced shadow)."""
@@ -448,10 +669,16 @@ class Renderer:
             if actor is not None:
                 actor.SetVisibility(False)
             return
-        import trimesh
-
         d = self._sun_dir
         off = np.asarray(st.shadow_offset or (0.0, 0.0), dtype=float)
+        key = (self._pose_key.get(st.id), self._group_sig.get(st.id), d.tobytes(), off.tobytes(), round(day, 3))
+        if actor is not None and self._shadow_key.get(st.id) == key:
+            if not actor.GetVisibility():
+                actor.SetVisibility(True)
+            return
+        self._shadow_key[st.id] = key
+        import trimesh
+
         meshes = []
         for ps in st.parts.values():
             mesh = w.mesh(ps).copy()
@@ -500,10 +727,8 @@ class Renderer:
         self.sync()
         if self.shadows:
             self._occluder_keys()
-            sig = self._shadow_signature()
-            bake = sig != self._last_shadow_sig
+            bake = self._need_bake(cam)
             self._passes.SetOpaquePass(self._bake_seq if bake else self._reuse_seq)
-            self._last_shadow_sig = sig
             self.ren.SetPass(self._passes)
         self.win.Render()
         return self._grab()
@@ -513,10 +738,11 @@ class Renderer:
         self._set_camera(cam)
         self.sync()
         saved = []
-        textures = [(a, a.GetTexture()) for a in list(self.actors.values()) + [self._ground]]
+        actors = [(oid, g.actor) for oid, groups in self.groups.items() for g in groups]
+        textures = [(a, a.GetTexture()) for _, a in actors] + [(self._ground, self._ground.GetTexture())]
         for a, _ in textures:
             a.SetTexture(None)
-        for (oid, _), actor in list(self.actors.items()):
+        for oid, actor in actors:
             st = self.world.objects[oid]
             prop = actor.GetProperty()
             saved.append((actor, prop))
@@ -583,6 +809,19 @@ class Renderer:
         ndc = 2.0 * z - 1.0
         depth = 2.0 * NEAR * FAR / (FAR + NEAR - ndc * (FAR - NEAR))
         return np.where(z >= 1.0, np.inf, depth).astype(np.float32)
+
+
+def _spin_top(obj) -> float:
+    """Highest point a spinning part of an object reaches (its rest bounds do not cover the sweep)."""
+    from wac.bundle.transforms import rotation
+
+    top = -np.inf
+    for part in obj.parts:
+        if part.spin is not None:
+            r = 0.5 * float(np.linalg.norm(np.asarray(part.size) * np.asarray(obj.scale)))
+            c = np.asarray(obj.position) + rotation(*obj.rotation_deg) @ (np.asarray(part.position) * np.asarray(obj.scale))
+            top = max(top, float(c[2]) + float(part.size[2]) / 2 * float(obj.scale[2]) + r)
+    return top
 
 
 def _unlit(prop, color) -> None:

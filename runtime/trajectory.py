@@ -4,8 +4,9 @@ Layout of a trajectory directory:
 
     meta.json            task id, variant, seed, frame size, film interval
     trajectory.jsonl     one line per step (step 0 = start): action, args, outcome, pose,
-                         sim_time, budget_left, frame file, film frames [{file, t_sim}]
-    events.jsonl         hidden trigger transitions (never shown to the agent)
+                         sim_time, budget_left, frame file, film frames [{file, t_sim, pose}]
+    events.jsonl         hidden trigger transitions (never shown to the agent): step, sim_time,
+                         anomaly, operator, trigger, event, detail, target_in_view
     step_000.png         final frame of each step
     step_003_f1.png      film frames recorded during step 3 (1-based)
 """
@@ -58,7 +59,7 @@ class TrajectoryWriter:
         for i, f in enumerate(res.film, start=1):
             name = f"step_{res.step:03d}_f{i}.png"
             save_png(self.out / name, f.frame)
-            film.append({"file": name, "t_sim": f.t_sim})
+            film.append({"file": name, "t_sim": f.t_sim, **({"pose": f.pose.as_dict()} if f.pose else {})})
         rec = {
             "step": res.step,
             "action": res.action.name if res.action else "start",

@@ -54,6 +54,10 @@ class Demo:
     task: str  # file name under taxonomy/examples/
     figures: tuple[str, ...]
     explanation: str
+    # per figure, which frame of the demonstration's self-check run shows it: (variant, index of the
+    # captioned plan step, extra actions in `wac play --actions` syntax run after that step, or "");
+    # empty = the captioned frames of the perturbed run, evenly spaced (see wac.audit.examples)
+    frames: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +173,16 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
     )
 
 
+def _demo(cid: str, spec: dict) -> Demo:
+    figures = tuple(spec["figures"])
+    frames = tuple((str(f[0]), int(f[1]), str(f[2]) if len(f) > 2 else "") for f in spec.get("figure_frames", ()))
+    if frames and len(frames) != len(figures):
+        raise ValueError(f"{cid}: demo figure_frames needs one entry per figure ({len(figures)}), got {len(frames)}")
+    if any(v not in ("clean", "perturbed") for v, _, _ in frames):
+        raise ValueError(f"{cid}: demo figure_frames variants must be 'clean' or 'perturbed'")
+    return Demo(task=spec["task"], figures=figures, explanation=spec["explanation"].strip(), frames=frames)
+
+
 @lru_cache(maxsize=1)
 def registry() -> Registry:
     cats = _load_yaml("categories.yaml")
@@ -189,11 +203,7 @@ def registry() -> Registry:
             observable=c["observable"],
             plan=c["plan"],
             defect_terms=tuple(str(t) for t in c.get("defect_terms", ())),
-            demo=Demo(
-                task=c["demo"]["task"],
-                figures=tuple(c["demo"]["figures"]),
-                explanation=c["demo"]["explanation"].strip(),
-            ),
+            demo=_demo(c["id"], c["demo"]),
         )
         for c in cats["categories"]
     )

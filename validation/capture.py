@@ -259,6 +259,7 @@ def run_steps(
     ids = focus_ids(task)
     ai = anchor_index(task)
     ticks: list[TickState] = []
+
     def tick() -> None:
         ticks.append(_tick_state(env, ids, ai))
 

@@ -4,7 +4,8 @@
 variant and checks, each with a reason in words when it fails:
 
 - **differential**: the category's observable shows the anomaly in the perturbed run and not in
-  the clean one (`observables.py`);
+  the clean one (`observables.py`; shadow/lighting and material compare the two runs' frames
+  pixel by pixel, as a reviewer would);
 - **necessity** (categories whose evidence needs interaction, revisit, time or another view):
   the clean and perturbed worlds look the same from the start view and, for revisit, time and
   interaction categories, also at the plan's first `mark` (before the exposing actions);
@@ -440,7 +441,7 @@ def check_bundle(
     for run in (pert, clean):
         if run.error:
             reasons.append(f"{run.variant}: {run.error}")
-    rp, rc = obs.judge(pert, task), obs.judge(clean, task)
+    rp, rc = obs.readings(pert, clean, task)
     if not rp.anomalous:
         reasons.append(f"perturbed variant does not show the anomaly: {rp.detail}")
     if rc.anomalous:

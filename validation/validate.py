@@ -181,7 +181,7 @@ def differential(bdir: Path, task, plan, steps: list[Step], reposition: set[int]
     if clean.error:
         return Outcome(True, False, None, None, clean.error)
     pert = run_steps(bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
-    rp, rc = obs.judge(pert, task), obs.judge(clean, task)
+    rp, rc = obs.readings(pert, clean, task)
     why = []
     if not rp.anomalous:
         why.append(f"perturbed: {rp.detail}")

@@ -192,7 +192,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", default="schemas")
     s.set_defaults(func=cmd_schema)
 
-    for module in ("wac.runtime.commands", "wac.validation.selfcheck"):
+    for module in ("wac.runtime.commands", "wac.validation.selfcheck", "wac.audit.runner",
+                   "wac.audit.mcp_server", "wac.audit.judge", "wac.audit.report"):
         try:
             register = __import__(module, fromlist=["register"]).register
         except ModuleNotFoundError as exc:  # that part of wac is not installed

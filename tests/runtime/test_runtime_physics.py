@@ -31,6 +31,45 @@ def test_agent_pushes_dynamic_object(make_env):
     assert st.position[0] > 1.6  # shoved along
 
 
+def test_push_is_force_limited_heavy_objects_block_the_agent(make_env):
+    env = make_env(task([bin_("bin_1", (1.2, 0.0, 0.0), mass=200.0)]))
+    r = env.step("move 3")
+    assert "blocked" in r.outcome and r.pose.x < 0.7  # stopped at the bin (0.25 + 0.3 m from its centre)
+    assert env.world.get("bin_1").position[0] == pytest.approx(1.2, abs=0.01)  # 250 N does not beat its friction
+
+
+def test_a_nearly_weightless_object_is_shoved_away(make_env):
+    light, normal = (make_env(task([bin_("bin_1", (1.2, 0.0, 0.0), mass=m)])) for m in (0.05, 8.0))
+    for env in (light, normal):
+        env.step("move 1.5")
+        env.step("wait 2")
+    x_light, x_normal = (e.world.get("bin_1").position[0] for e in (light, normal))
+    assert 1.9 < x_normal < 2.6  # pushed along at walking pace (0.85 m after contact), then it slides a little
+    assert x_light > x_normal + 1.0  # shoved off ahead of the agent
+
+
+def test_kicks_on_sleeping_objects_take_effect(make_env):
+    env = make_env(task([bin_("bin_1", (2.0, 0.0, 0.0))]))
+    env.physics.kick(env.world.get("bin_1"), linear=(2.0, 0.0, 0.0))
+    env.step("wait 1")
+    assert env.world.get("bin_1").position[0] > 2.2
+
+
+def test_physics_steps_are_skipped_while_nothing_moves(make_env):
+    env = make_env(task([bin_("bin_1", (1.2, 0.0, 0.0))]))
+    ph = env.physics
+    run, skipped = ph.steps_run, ph.steps_skipped
+    env.step("wait 2")
+    assert ph.steps_skipped - skipped >= 230 and ph.steps_run - run <= 10
+    env.step("move 1.5")  # pushes the bin: steps run until it settles
+    run = ph.steps_run
+    env.step("wait 2")
+    assert ph.steps_run > run
+    x = env.world.get("bin_1").position[0]
+    env.step("wait 1")
+    assert env.world.get("bin_1").position[0] == x
+
+
 def test_agent_sinks_into_liquid(make_env):
     env = make_env(task([pond("pond_1", (3.0, 0.0))]))
     r = env.step("move 3")

@@ -121,3 +121,28 @@ def test_mesh_asset_from_bundle_dir(tmp_path, make_env):
     assert np.allclose(hi - lo, 1.0, atol=0.02) and lo[2] == pytest.approx(0.0, abs=1e-6)  # fitted to size, base at z=0
     assert env.render_ids()[60, 80] == env.object_index("rock") or (env.render_ids() == env.object_index("rock")).any()
     assert "blocked" in env.step("move 4").outcome
+
+
+def test_shadow_maps_are_rebaked_only_when_a_change_can_show(make_env):
+    """The fan keeps spinning behind the agent: its stale shadow is out of view, so the maps are not
+    re-baked, and every frame is byte-identical to one rendered with freshly baked maps."""
+    t = showcase()
+    acts = ["turn 180", "wait 1", "look 20", "wait 0.5", "look -20", "turn 180", "wait 1"]
+    lazy, eager = make_env(t, width=160, height=120), make_env(t, width=160, height=120)
+    eager.renderer._need_bake = lambda cam: True
+    bakes = lazy.renderer.bakes
+    for a in acts:
+        assert lazy.step(a).frame.tobytes() == eager.step(a).frame.tobytes(), a
+    assert lazy.renderer.bakes - bakes < len(acts)  # the turned-away frames reused the maps
+
+
+def test_lamp_shadow_maps_are_smaller_than_the_suns():
+    t = task([lamp("lamp_1", (3.0, 0.0, 0.0))])
+    sizes = {}
+    for name, scene in (("outdoor", t.scene), ("indoor", t.scene.model_copy(update={"sun": None}))):
+        r = Renderer(World(t.model_copy(update={"scene": scene})), 64, 48)
+        try:
+            sizes[name] = (r.lamp_cone < 90.0, r._bake_seq.GetPasses().GetItemAsObject(0).GetResolution())
+        finally:
+            r.close()
+    assert sizes == {"outdoor": (False, 2048), "indoor": (True, 1024)}  # lamps cast shadows indoors only

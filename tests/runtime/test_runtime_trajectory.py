@@ -47,6 +47,24 @@ def test_record_read_and_replay(tmp_path):
     assert all((again.frame(i) == tr.frame(i)).all() for i in range(4))
 
 
+def test_events_say_whether_the_target_was_in_view_when_the_trigger_fired(tmp_path):
+    # look_away fires once the crate is out of view; an `after` trigger fires in plain view
+    seen = task([box("crate", (0.6, 0.6, 0.6), (5.0, 0.0, 0.0), material="wood")],
+                anomalies=[anomaly([Effect(kind="remove_object", target="crate")], ["crate"],
+                                   Trigger(kind=TriggerKind.after, after_s=0.5, only_unseen=False), operator="hide")])
+    runs = {}
+    for name, t, acts in (("away", _hide_task(), ("move 2", "turn 150", "wait 1")), ("seen", seen, ("wait 1",))):
+        out = tmp_path / name
+        env = WorldEnv(t, "perturbed", width=160, height=120, film_interval_s=None, record_dir=out)
+        for a in acts:
+            env.step(a)
+        env.close()
+        runs[name] = [e for e in read_trajectory(out).events if e["event"] == "fired"]
+        assert [e.target_in_view for e in env.events if e.event == "fired"] == [e["target_in_view"] for e in runs[name]]
+    assert [e["target_in_view"] for e in runs["away"]] == [False]  # an existence change out of view
+    assert [e["target_in_view"] for e in runs["seen"]] == [True]
+
+
 def test_play_command(tmp_path, capsys):
     b = _bundle(tmp_path, _hide_task())
     rc = commands.main(["play", str(b), "--variant", "clean", "--actions", "move 3; turn 135; wait 1; turn 999",

@@ -1,7 +1,7 @@
 """Deliberately broken tasks: each must be caught, by the compiler or by the self-check, with a precise message.
 
 The recall of the validator on this suite (caught with the expected message / all) is printed by
-`test_recall_on_the_broken_suite` and reported in docs/validation.md.
+`test_recall_on_the_broken_suite` and reported in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -25,6 +25,14 @@ CASES = {
     "attribute_change_in_view.wa": ("selfcheck", "the change happened in view"),
     "visible_from_start.wa": ("selfcheck", "before the 'before' view"),
     "beyond_budget.wa": ("compiler", "more than the budget of 3"),
+    # the shadow/lighting and material checks judge pixels, not the world's state
+    "shadow_hidden_behind.wa": (
+        "selfcheck",
+        "no shadow of block_1 (stone block) differs from the clean frame; this view shows 0 px where the sun "
+        "puts its shadow and 0 px where the world draws it",
+    ),
+    "shadow_moved_a_few_cm.wa": ("compiler", "a shadow moved by less than 0.5 m is hard to see"),
+    "material_too_subtle.wa": ("selfcheck", "plinth_1 (tall plinth)'s change is too subtle to see"),
 }
 
 _caught: dict[str, bool] = {}

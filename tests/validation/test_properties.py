@@ -180,9 +180,7 @@ def test_differential_property_on_random_scenes(category):
 
 # found by this test: an overturn kick under a contact trigger fails when the agent meets the bin off-centre
 # and keeps pushing (bin at (0, 0), start (0.5, -6): it tilts 7 deg instead of turning over); see the report
-KNOWN = {
-    "abnormal_trajectory": "runtime: overturn (set_physics torque_deg) on an off-centre contact barely tips the bin"
-}
+KNOWN: dict[str, str] = {}  # category -> why its long property run is expected to fail (none today)
 
 
 @pytest.mark.slow

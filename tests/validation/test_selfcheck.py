@@ -65,7 +65,16 @@ def test_the_sample_covers_every_category(results):
     assert {r.category for r in results.values()} == {c.id.value for c in registry().categories}
 
 
-@pytest.mark.parametrize("name", ["missing_support_demo", "existence_demo", "unexpected_collision_demo"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "missing_support_demo",
+        "existence_demo",
+        "unexpected_collision_demo",
+        "shadow_lighting_demo",
+        "material_demo",
+    ],
+)
 def test_the_check_fails_when_the_perturbed_world_is_the_clean_one(demos, tmp_path, name):
     bundle = tmp_path / name
     shutil.copytree(demos / name, bundle)
@@ -77,6 +86,23 @@ def test_the_check_fails_when_the_perturbed_world_is_the_clean_one(demos, tmp_pa
     r = check_bundle(bundle)
     assert not r.passed
     assert any(why.startswith("perturbed variant does not show the anomaly") for why in r.reasons), r.reasons
+
+
+def test_shadow_and_material_are_judged_from_pixels_with_the_world_as_the_explanation(results):
+    shadow = results["shadow_lighting_demo"].perturbed
+    assert shadow.anomalous and "shadow falls 4.3 m from where the sun puts it" in shadow.detail
+    assert (
+        "px of ground" in shadow.detail
+        and "(world: its shadow is displaced by (3.5, -2.5) m)" in shadow.detail
+    )
+    assert results["shadow_lighting_demo"].clean.detail.startswith("the clean frame agrees with the sun")
+    material = results["material_demo"].perturbed
+    assert (
+        material.anomalous
+        and "looks different" in material.detail
+        and "differ from the clean frame" in material.detail
+    )
+    assert "(world: part pane_top is wood instead of glass)" in material.detail
 
 
 def test_evidence_frames_are_written_with_captions(demos, tmp_path):

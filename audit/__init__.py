@@ -1,0 +1,1 @@
+"""Auditor sessions, agents, the MCP server, the judge and the metrics (`wac.audit`)."""

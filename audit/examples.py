@@ -1,0 +1,234 @@
+"""The in-context examples of C.1: a category's definition, figures and reference answer.
+
+Text comes from the taxonomy registry (`categories.yaml`: name, definition, the demonstration's
+figure captions and reference explanation), laid out like the paper's in-context examples
+("Figure 1: ...", then the reference explanation).  Images are rendered from the category's
+demonstration task (`taxonomy/examples/<category>.wa`, bundle `<category>_demo`) by running its
+self-check plan in a `WorldEnv` and keeping the frames of the captioned steps; nothing comes from
+the task being audited.  Which frame shows which figure is the demo's `figure_frames` choice in
+`categories.yaml` (variant, captioned-step index, optional extra actions) or, by default, the
+perturbed run's captioned frames evenly spaced, first and last included.
+
+Rendering is deterministic, and PNGs are cached on disk under a key made of the demo bundle's
+manifest `version_id`, the frame size and the figure choice, so an evaluation of many tasks
+renders each example once.  The cache lives in `$WAC_CACHE_DIR` when set, else in
+`wac-examples` under `$XDG_CACHE_HOME` (or `~/.cache`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+RENDER_REVISION = 1  # bump when the way figures are rendered changes (invalidates caches)
+
+PREAMBLE = ("This demonstration comes from a different scene. It is supplied to show what this anomaly type "
+            "looks like, not a question you need to answer; do not report it as a bug in your scene and do not "
+            "cite its images as evidence.")
+
+
+@dataclass(frozen=True)
+class Example:
+    """One category's in-context example: text and captioned PNG figures."""
+
+    category: str
+    text: str
+    figures: tuple[tuple[str, bytes], ...]  # (caption, PNG bytes), Figure 1 first
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("WAC_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "wac-examples"
+
+
+def example_text(spec) -> str:
+    """The example's text for one `CategorySpec`, in the layout of the paper's C.1 / C.5."""
+    d = spec.demo
+    lines = [f"## In-context example: {spec.name}", "", PREAMBLE, "", f"Definition. {spec.definition}", ""]
+    lines += [f"Figure {i}: {cap}" for i, cap in enumerate(d.figures, start=1)]
+    lines += ["", f"Reference answer (explanation). {d.explanation}"]
+    return "\n".join(lines)
+
+
+def figure_choice(demo, n_captioned: int) -> list[tuple[str, int, str]]:
+    """(variant, captioned-frame index, extra actions) per figure; indices normalised to 0..n-1."""
+    n = len(demo.figures)
+    if demo.frames:
+        out = []
+        for variant, k, extra in demo.frames:
+            i = k if k >= 0 else n_captioned + k
+            out.append((variant, min(max(i, 0), max(n_captioned - 1, 0)), extra))
+        return out
+    if n_captioned <= 1 or n == 1:
+        # one figure shows the exposing view, which the plan captions last
+        return [("perturbed", max(n_captioned - 1, 0) if n == 1 else 0, "")] * n
+    return [("perturbed", round(i * (n_captioned - 1) / (n - 1)), "") for i in range(n)]
+
+
+def _captioned(plan) -> list[int]:
+    return [i for i, s in enumerate(plan.steps) if s.caption]
+
+
+def _run(bundle: Path, plan, variant: str, upto: int | None, extra: str, width: int, height: int):
+    """Run the plan in `variant`; return the frames of its captioned steps (all of them, or with
+    `upto`, the run stops at captioned step `upto`, runs `extra` and returns that final frame)."""
+    from wac.runtime.actions import Action
+    from wac.runtime.env import WorldEnv
+
+    captioned = _captioned(plan)
+    stop = captioned[upto] if upto is not None and captioned else None
+    frames = []
+    with WorldEnv(bundle, variant=variant, seed=0, width=width, height=height, film_interval_s=None,
+                  budget=10_000) as env:
+        for i, s in enumerate(plan.steps):
+            if s.action != "mark":
+                env.try_step({"action": s.action, **s.args})
+            if s.caption:
+                frames.append(env.history[-1].frame)
+            if stop is not None and i == stop:
+                break
+        if upto is None:
+            return frames or [env.history[-1].frame]
+        for word in (w.strip() for w in extra.split(";")):
+            if word:
+                env.try_step(Action.parse(word))
+        return [env.history[-1].frame]
+
+
+def render_figures(bundle: Path, demo, width: int = 640, height: int = 480) -> list[bytes]:
+    """The demo's figures as PNG bytes, rendered from its bundle (deterministic)."""
+    from wac.bundle.model import SelfCheckPlan
+
+    from .frames import png_bytes
+
+    plan = SelfCheckPlan.model_validate_json((bundle / "selfcheck.json").read_text(encoding="utf-8"))
+    choice = figure_choice(demo, len(_captioned(plan)))
+    runs: dict[str, list] = {}
+    out = []
+    for variant, k, extra in choice:
+        if extra:
+            frame = _run(bundle, plan, variant, k, extra, width, height)[0]
+        else:
+            if variant not in runs:
+                runs[variant] = _run(bundle, plan, variant, None, "", width, height)
+            frames = runs[variant]
+            frame = frames[min(k, len(frames) - 1)]
+        out.append(png_bytes(frame))
+    return out
+
+
+class ExampleLibrary:
+    """In-context examples by category id, rendered once and cached (see module docstring).
+
+    `build_dir` is a build holding the `<category>_demo` bundles; a demo missing there is
+    compiled from `taxonomy/examples/` into a temporary directory.
+    """
+
+    def __init__(self, build_dir: str | Path | None = None, cache_dir: str | Path | None = None,
+                 width: int = 640, height: int = 480) -> None:
+        self.build_dir = Path(build_dir) if build_dir else None
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.width, self.height = int(width), int(height)
+        self._examples: dict[str, Example | None] = {}
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._lock = threading.Lock()
+        self.rendered = 0  # figures rendered by this library (not read from the cache)
+
+    def get(self, category_id: str | None) -> Example | None:
+        """The example of a category, or None for an unknown category."""
+        from wac.taxonomy.registry import registry
+
+        if not category_id:
+            return None
+        with self._lock:
+            if category_id not in self._examples:
+                spec = next((c for c in registry().categories if c.id == category_id), None)
+                self._examples[category_id] = None if spec is None else self._make(spec)
+            return self._examples[category_id]
+
+    def _make(self, spec) -> Example:
+        bundle = self._bundle(spec)
+        pngs = self._figures(spec, bundle)
+        figures = tuple((f"Example figure {i} (demonstration scene, not your scene): {cap}", png)
+                        for i, (cap, png) in enumerate(zip(spec.demo.figures, pngs, strict=True), start=1))
+        return Example(str(spec.id), example_text(spec), figures)
+
+    # --- the demo bundle -------------------------------------------------------------------------
+    def _bundle(self, spec) -> Path:
+        if self.build_dir is not None:
+            b = self.build_dir / f"{spec.id}_demo"
+            if (b / "task.json").is_file() and (b / "selfcheck.json").is_file():
+                return b
+        return self._compile(spec)
+
+    def _compile(self, spec) -> Path:
+        import wac.taxonomy
+        from wac.compiler.pipeline import compile_project
+        from wac.errors import BundleError
+
+        taxonomy = Path(wac.taxonomy.__file__).parent
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="wac-demos-")
+        out = Path(self._tmp.name) / str(spec.id)
+        # the root above taxonomy/ (the checkout, or the installed `wac` package) names the source
+        # `taxonomy/examples/<file>` as `wac build` does, so the bundle's version id is the same
+        res = compile_project([taxonomy / "examples" / spec.demo.task], taxonomy.parent, out=out, jobs=1)
+        if not res.ok or not res.index:
+            raise BundleError(f"the demonstration task {spec.demo.task} does not compile: "
+                              + "; ".join(d.message for d in res.diagnostics))
+        return out / res.index[0]["id"]
+
+    # --- figures and their cache -----------------------------------------------------------------
+    def _key(self, spec, bundle: Path) -> str:
+        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+        choice = json.dumps({"figures": len(spec.demo.figures), "frames": spec.demo.frames,
+                             "rev": RENDER_REVISION}, sort_keys=True)
+        digest = hashlib.sha256(choice.encode()).hexdigest()[:12]
+        return f"{manifest['version_id']}-{self.width}x{self.height}-{digest}"
+
+    def _figures(self, spec, bundle: Path) -> list[bytes]:
+        n = len(spec.demo.figures)
+        slot = self.cache_dir / str(spec.id) / self._key(spec, bundle)
+        files = [slot / f"figure_{i}.png" for i in range(1, n + 1)]
+        if all(f.is_file() for f in files):
+            try:
+                return [f.read_bytes() for f in files]
+            except OSError:
+                pass
+        pngs = render_figures(bundle, spec.demo, self.width, self.height)
+        self.rendered += len(pngs)
+        self._store(slot, pngs)
+        return pngs
+
+    @staticmethod
+    def _store(slot: Path, pngs: list[bytes]) -> None:
+        """Write a complete set of figures atomically (parallel workers may race; either copy wins)."""
+        try:
+            slot.parent.mkdir(parents=True, exist_ok=True)
+            stage = Path(tempfile.mkdtemp(prefix=".tmp-", dir=slot.parent))
+            for i, png in enumerate(pngs, start=1):
+                (stage / f"figure_{i}.png").write_bytes(png)
+            try:
+                stage.rename(slot)
+            except OSError:  # another process stored it first, or a partial slot was left behind
+                if not all((slot / f"figure_{i}.png").is_file() for i in range(1, len(pngs) + 1)):
+                    shutil.rmtree(slot, ignore_errors=True)
+                    stage.rename(slot)
+                else:
+                    shutil.rmtree(stage, ignore_errors=True)
+        except OSError:
+            pass  # an unwritable cache only costs re-rendering
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None

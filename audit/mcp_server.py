@@ -1,0 +1,345 @@
+"""`wac mcp BUNDLE`: one auditor session served to a native agent harness over MCP (stdio).
+
+A harness (Claude Code, Codex CLI, Gemini CLI, any MCP client) starts this process, lists the
+tools and drives one `AuditSession` through them; the harness owns the agent loop and its
+history.  The tools are exactly the session's (`audit/tools.py`: names, descriptions, JSON
+Schema input schemas) and every call goes to `AuditSession.call`, so the MCP agent sees what
+the Python agents see.  Frames come back as PNG image content, each with a text block beside it
+(ref, pose, caption), because some harnesses drop images.
+
+Ground truth stays sealed in this process: the perturbation lives in memory, no tool takes a
+path, and the episode directory (trajectory, tool log, report) is created outside the working
+directory the harness gives its agent.  stdout carries nothing but the protocol: pybullet and
+VTK print from C at import and at exit, so fd 1 is pointed at stderr whenever the SDK's stdio
+transport is not holding it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import ctypes
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any
+
+from wac.errors import BundleError, UsageError
+
+from .session import AuditSession, SessionOptions, ToolResult, read_bundle_context
+
+SERVER_NAME = "world_audit"
+
+# free tools that change nothing an auditor could lose: harnesses may use this hint to skip confirmations
+_READ_ONLY = frozenset({"observe", "read_example", "inspect", "history", "list_bugs"})
+
+
+# --- stdout hygiene ------------------------------------------------------------------------------
+
+def _flush_c_stdio() -> None:
+    """Flush C's stdio buffers: pybullet's printf output would otherwise leave at exit, onto the wire."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None).fflush(None)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr():
+    """Send everything written to stdout, from Python or from C, to stderr for the duration."""
+    sys.stdout.flush()
+    _flush_c_stdio()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        _flush_c_stdio()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+# --- the server ----------------------------------------------------------------------------------
+
+def instructions(session: AuditSession) -> str:
+    """The auditing rules a harness puts in front of its model: generic, with nothing of the task's ground truth."""
+    names = {t.name for t in session.tools}
+    film = ("the film frames taken during the action are shown too" if session.options.observation == "film"
+            else "film frames taken during the action are archived for inspect")
+    example = ("read_example re-reads the in-context demonstration of this task's anomaly type (definition, images, "
+               "reference answer); it is not evidence from this world. " if "read_example" in names else "")
+    return "\n".join([
+        "You are a game QA tester controlling a first-person agent in a 3D world through the tools of this "
+        "server. Find the bugs in this world (things that look or behave wrong) and report each distinct one "
+        "with evidence.",
+        "",
+        "Start by calling observe: its first call delivers your task (instructions, scene description, what you "
+        "are looking for, the action budget) and the start view a0. " + example
+        + "Call observe again at any time (for example after context compaction) to re-read the task, the "
+        "current view, the remaining budget, your notes and your bug list.",
+        "",
+        f"Environment actions (each uses one of your {session.budget} actions and advances simulated time): "
+        "move(distance_m, direction) walks forward or back and stops early at obstacles; turn(degrees) turns "
+        "in place, positive = right; look(degrees) tilts the view, positive = down; interact presses, uses or "
+        "opens what you are aiming at within about 3 m; wait(seconds) stands still and watches. All other "
+        "tools are free and do not advance time.",
+        "",
+        f"Observation: after each environment action you receive the first-person view taken when it has "
+        f"finished; {film}. Every frame has a ref: aN is the view after action N (a0 the start view), aN.fK the "
+        "K-th film frame taken during action N. Each image comes with a text block giving its ref, pose and "
+        "time; cite refs as evidence.",
+        "",
+        "Memory: every frame is archived. inspect(refs, region) brings up to 4 frames back at full resolution, "
+        "optionally zoomed into a region; history(from_action, to_action) re-reads what you did and observed; "
+        "write_notes appends durable notes that observe shows again.",
+        "",
+        "Bug reports: flag_bug(description, category, status, evidence) files a bug at your position and returns "
+        "its id; say which object, what is wrong and how you know. update_bug changes a report or retracts it; "
+        "list_bugs lists them. 'confirmed' is your own assessment, not a ground-truth verdict.",
+        "",
+        "Rules:",
+        "- Actively test the area: walk through it, view things from more than one angle, use wait to watch "
+        "things over time, use interact on mechanisms. If a move travels much less than asked while nothing "
+        "solid is visibly in the way, that is evidence of an invisible blocker.",
+        "- Inspect objects from 2-4 metres away so the whole object and its surroundings fit in view; use look "
+        "up or down when needed. Verify every claim against the actual images.",
+        "- For something that changes over time or after an interaction, describe the change and its condition.",
+        "- Do not flag normal objects: not every unusual object is a bug.",
+        "- Everything you need comes through these tools; they take frame refs, never file paths.",
+        "- Finish with done(summary) when the inspection is complete.",
+    ])
+
+
+def image_label(ref: str, caption: str) -> str:
+    """The text block that travels beside an image (harnesses that drop images keep this)."""
+    return f"[image {ref}] {caption}" if not caption.startswith(ref) else f"[image] {caption}"
+
+
+def to_mcp(result: ToolResult):
+    """A session result as MCP content: the text, then a text block and a PNG for each image."""
+    from mcp.types import CallToolResult, ImageContent, TextContent
+
+    content: list = [TextContent(type="text", text=result.text)]
+    for item in result.images:
+        content.append(TextContent(type="text", text=image_label(item.ref, item.caption)))
+        content.append(ImageContent(type="image", data=base64.b64encode(item.png).decode("ascii"),
+                                    mime_type="image/png"))
+    return CallToolResult(content=content, is_error=result.error)
+
+
+def _unquote_json_args(spec_parameters: dict, args: dict) -> dict:
+    """Some clients send array arguments as JSON text (`"[\\"a3\\"]"`); parse those back, leave the rest."""
+    props = spec_parameters.get("properties", {})
+    out = dict(args)
+    for key, value in args.items():
+        if isinstance(value, str) and props.get(key, {}).get("type") in ("array", "object"):
+            with contextlib.suppress(ValueError, RecursionError):
+                parsed = json.loads(value)
+                if isinstance(parsed, list | dict):
+                    out[key] = parsed
+    return out
+
+
+def build_server(session: AuditSession, *, name: str = SERVER_NAME):
+    """An `MCPServer` whose tools are the session's, published with their own JSON Schemas."""
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.tools import Tool
+    from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+    from mcp.types import ToolAnnotations
+    from pydantic import ConfigDict
+
+    class RawArguments(ArgModelBase):
+        """Hands the client's arguments through untouched: the session validates them against the
+        published schema and answers a mistake with a clear tool error instead of a pydantic dump."""
+
+        model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
+
+        def model_dump_one_level(self) -> dict[str, Any]:
+            return {"arguments": dict(self.model_extra or {})}
+
+    def handler(spec):
+        # Async on purpose: the SDK runs sync tools on worker threads, but the renderer's GL context
+        # belongs to the thread that made it.  Calls are short and one client drives one session.
+        async def call(arguments: dict) -> Any:
+            try:
+                result = session.call(spec.name, _unquote_json_args(spec.parameters, arguments))
+            except Exception:  # a bug in wac: report it on stderr, give the agent a plain error, keep serving
+                traceback.print_exc(file=sys.stderr)
+                result = ToolResult(f"ERROR: internal error while running {spec.name}; the server keeps "
+                                    "running, try another call", error=True)
+            finally:
+                _flush_c_stdio()
+            return to_mcp(result)
+
+        return call
+
+    tools = [Tool(fn=handler(spec), name=spec.name, description=spec.description,
+                  parameters=spec.parameters, fn_metadata=FuncMetadata(arg_model=RawArguments), is_async=True,
+                  annotations=ToolAnnotations(read_only_hint=spec.name in _READ_ONLY,
+                                              destructive_hint=False, open_world_hint=False))
+             for spec in session.tools]
+    return MCPServer(name, instructions=instructions(session), tools=tools, log_level="WARNING")
+
+
+# --- examples, episode directory, command line ----------------------------------------------------
+
+def load_examples(build_dir: Path, options: SessionOptions, category: str | None):
+    """The taxonomy's in-context examples from the demo bundles in `build_dir`, with this task's example
+    already rendered; None (and a note on stderr) when the run has none or it cannot be made."""
+    if not options.example or not category:
+        return None
+    try:
+        from .examples import ExampleLibrary
+
+        library = ExampleLibrary(build_dir=build_dir, width=options.width, height=options.height)
+        if library.get(category) is None:  # rendered now, so the first observe is quick and cannot fail on it
+            raise LookupError(f"no demonstration for category {category!r}")
+    except Exception as exc:  # the example is guidance, not the task: serve without it rather than not at all
+        print(f"wac mcp: note: no in-context example ({type(exc).__name__}: {exc}); serving without one",
+              file=sys.stderr)
+        return None
+    return library
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
+
+
+def episode_dir(out: str | None, cwd: Path) -> Path:
+    """Where the episode is recorded: never inside the working directory the agent is given."""
+    if out:
+        path = Path(out)
+        if _inside(path, cwd):
+            raise UsageError(f"--out {out} lies inside the current directory, the agent's working directory; "
+                             "record the episode elsewhere so the agent cannot read it")
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise UsageError(f"--out {out} must be a new or empty directory")
+        path.mkdir(parents=True, exist_ok=True)
+        return path.resolve()
+    path = Path(tempfile.mkdtemp(prefix="wac-mcp-"))
+    if _inside(path, cwd):
+        path.rmdir()
+        raise UsageError(f"the temporary directory {path.parent} lies inside the current directory; "
+                         "pass --out DIR outside it")
+    return path
+
+
+def check_bundle(bundle: str) -> Path:
+    path = Path(bundle)
+    if not path.exists():
+        raise UsageError(f"no such bundle: {bundle}")
+    if not path.is_dir() or not (path / "task.json").is_file():
+        raise UsageError(f"{bundle} is not a task bundle (a directory with task.json; build one with `wac build`)")
+    if not (path / "agent" / "context.json").is_file():
+        raise UsageError(f"{bundle} has no agent/context.json; rebuild it with `wac build`")
+    return path.resolve()
+
+
+def options_from(args) -> SessionOptions:
+    return SessionOptions(example=not args.no_example and not args.no_hint, hint=not args.no_hint,
+                          budget_multiplier=args.budget_multiplier, closer_start=args.closer_start,
+                          observation=args.observation, seed=args.seed, width=args.width, height=args.height)
+
+
+def open_session(args) -> AuditSession:
+    """The episode's session, made before the protocol starts so that bad input fails with a plain error."""
+    bundle = check_bundle(args.bundle)
+    if args.width < 16 or args.height < 16:
+        raise UsageError("--width and --height must be at least 16 pixels")
+    options = options_from(args)
+    cwd = Path.cwd()
+    if _inside(bundle, cwd):
+        print("wac mcp: warning: the bundle lies inside the current directory; an agent working here can read "
+              "its ground truth (start the harness in another directory)", file=sys.stderr)
+    build = Path(args.build) if args.build else bundle.parent
+    out = episode_dir(args.out, cwd)
+    examples = None
+    try:
+        with stdout_to_stderr():
+            examples = load_examples(build, options, read_bundle_context(bundle)[0].example)
+            return AuditSession(bundle, out, options, examples)
+    except BaseException as exc:
+        if examples is not None:
+            examples.close()
+        if args.out is None:  # our own temporary directory: leave nothing behind
+            shutil.rmtree(out, ignore_errors=True)
+        if isinstance(exc, BundleError):
+            raise UsageError(str(exc)) from exc
+        raise
+
+
+class _Stopped(BaseException):
+    """SIGTERM or SIGINT, the ways harnesses and people stop an MCP server: unwind through `finally`,
+    which writes the report.  (asyncio's own SIGINT handling would wait for the transport's stdin
+    reader, which blocks until the client writes again.)"""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum, frame) -> None:
+    raise _Stopped(signum)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    session = open_session(args)
+    print(f"wac mcp: serving {len(session.tools)} tools on stdio; recording the episode to {session.out}",
+          file=sys.stderr)
+    previous = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    stopped = None
+    try:
+        import anyio
+
+        anyio.run(build_server(session).run_stdio_async)
+    except _Stopped as exc:
+        stopped = 130 if exc.signum == signal.SIGINT else 0
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        # the protocol is over: whatever the libraries print from here on goes to stderr
+        sys.stdout.flush()
+        _flush_c_stdio()
+        os.dup2(2, 1)
+        session.close()
+        if hasattr(session.examples, "close"):
+            session.examples.close()
+        _flush_c_stdio()
+        state = "done" if session.done else "ended without done"
+        print(f"wac mcp: episode {state}; report in {session.out / 'report.json'}", file=sys.stderr)
+    if stopped is not None:
+        # the transport's reader thread may still block on an open stdin and would hold up a normal exit
+        sys.stderr.flush()
+        os._exit(stopped)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add `mcp` to an argparse sub-parser collection."""
+    p = subparsers.add_parser("mcp", help="serve one auditor session over MCP (stdio) to an agent harness",
+                              description="Serve one auditing episode of BUNDLE to an MCP client over stdio "
+                                          "(Claude Code, Codex CLI, Gemini CLI, ...). See docs/mcp.md.")
+    p.add_argument("bundle", metavar="BUNDLE", help="compiled task bundle directory (build/<task id>)")
+    p.add_argument("--out", metavar="EPISODE_DIR",
+                   help="new or empty episode directory outside the working directory (default: a fresh "
+                        "temporary directory, printed on stderr)")
+    p.add_argument("--no-example", action="store_true", help="ablation: no in-context example")
+    p.add_argument("--no-hint", action="store_true", help="ablation: no example and no anomaly-type hint")
+    p.add_argument("--budget-multiplier", type=float, default=1.0, metavar="X",
+                   help="scale the task's action budget (default 1)")
+    p.add_argument("--closer-start", action="store_true", help="ablation: start at the exposing view point")
+    p.add_argument("--observation", choices=("final", "film"), default="final",
+                   help="final: the final view inline, film frames archived for inspect (default); film: both inline")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--width", type=int, default=640)
+    p.add_argument("--height", type=int, default=480)
+    p.add_argument("--build", metavar="BUILD_DIR",
+                   help="where the demo bundles for the in-context example live (default: the bundle's parent)")
+    p.set_defaults(func=cmd_mcp)

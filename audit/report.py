@@ -1,0 +1,287 @@
+"""`wac report`: the metrics of one or more runs as a printed table, Markdown, JSON and PNG charts.
+
+One run directory: `RUN/report/` (or `--out`) gets report.md, report.json (the metrics of
+`metrics.run_metrics`) and three charts: SR per family, SR per category, coverage against success.
+Several run directories: a comparison (agent x metric) in `--out`.  Nothing written depends on the
+wall clock, so reporting the same run twice gives the same bytes.  Pipeline-check runs (the oracle)
+are labelled in every output.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from wac.errors import UsageError
+
+from .metrics import PIPELINE_LABEL, run_metrics
+
+COMPARISON_FORMAT = "wac.comparison/1"
+CHARTS = ("sr_by_family.png", "sr_by_category.png", "coverage_vs_success.png")
+
+
+def pct(x: float | None) -> str:
+    return "-" if x is None else f"{100.0 * x:.1f}%"
+
+
+def num(x, digits: int = 1) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _words(key: str) -> str:
+    return key.replace("_", " ")
+
+
+def label(m: dict) -> str:
+    r = m["run"]
+    text = f"{r['agent']} ({r['paradigm']}{', explorer ' + r['explorer'] if r.get('explorer') else ''})"
+    return text + (" [pipeline check]" if r["pipeline_check"] else "")
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    return out + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def _overall(m: dict) -> list[list[str]]:
+    s = m["summary"]
+    tok = s["tokens"]
+    tokens = (f"{tok['prompt']} prompt + {tok['completion']} completion ({tok['tasks_reporting']} task(s) reporting)"
+              if tok["tasks_reporting"] else "not reported")
+    return [
+        ["success rate (SR)", f"{pct(s['sr'])} ({s['success']}/{s['judged']} judged)"],
+        ["SR over all tasks (errors and unjudged as failures)", f"{pct(s['sr_all_tasks'])} ({s['success']}/{s['tasks']})"],
+        ["geometric coverage (App. E)", f"{pct(s['coverage'])} ({s['covered']}/{s['coverage_known']})"],
+        ["exposure (mean fraction of frames covering the target)", num(s["exposure_mean"], 3)],
+        ["exposed (evidence kinds met)", pct(s["exposed"])],
+        ["exposing view point visited", pct(s["view_point_visited"])],
+        ["SR on covered / uncovered tasks", f"{pct(s['sr_covered'])} ({s['judged_covered']}) / "
+                                            f"{pct(s['sr_uncovered'])} ({s['judged_uncovered']})"],
+        ["actions used (mean / median)", f"{num(s['actions_mean'])} / {num(s['actions_median'])}"],
+        ["tool calls (mean / median)", f"{num(s['tool_calls_mean'])} / {num(s['tool_calls_median'])}"],
+        ["tokens", tokens],
+        ["episode errors", str(s["episode_error"])],
+        ["judge errors (not scores)", str(s["judge_error"])],
+        ["unjudged / unfinished", f"{s['unjudged']} / {s['missing']}"],
+    ]
+
+
+def _group_rows(groups: dict) -> list[list[str]]:
+    return [[_words(k), str(g["tasks"]), str(g["judged"]), f"{pct(g['sr'])} ({g['success']})", pct(g["coverage"])]
+            for k, g in groups.items()]
+
+
+def _result(r: dict) -> str:
+    if r["status"] == "judged":
+        return "success" if r["success"] else "fail"
+    if r["status"] == "episode_error":
+        return f"episode error ({r['episode_error']})"
+    return _words(r["status"])
+
+
+def render_markdown(m: dict) -> str:
+    r, s = m["run"], m["summary"]
+    lines = [f"# wac evaluation report: {r['name']}", ""]
+    if r["pipeline_check"]:
+        lines += [f"> **{PIPELINE_LABEL}.** This run uses an agent that replays the self-check plan and "
+                  f"files the rubric's finding: its numbers check the pipeline end to end.", ""]
+    opts = ", ".join(f"{k} {v}" for k, v in r["options"].items())
+    lines += [f"Agent: `{r['agent']}` · paradigm: {r['paradigm']}"
+              + (f" · explorer: `{r['explorer']}`" if r.get("explorer") else "")
+              + f" · judge: {', '.join(r['judges']) or 'not judged yet'} · tasks: {s['tasks']}", ""]
+    if opts:
+        lines += [f"Options: {opts}", ""]
+    lines += ["## Overall", ""]
+    lines += _table(["metric", "value"], _overall(m))
+    head = ["", "tasks", "judged", "SR (successes)", "coverage"]
+    for title, key in (("family", "by_family"), ("category", "by_category"), ("scene type", "by_scene_type")):
+        lines += ["", f"## By {title}", ""] + _table([title, *head[1:]], _group_rows(m[key]))
+    if m["multi_anomaly"]:
+        lines += ["", "## Multi-anomaly tasks (§6.2)", ""]
+        lines += _table(["anomalies", "judged runs", "anchor SR", "all-anomaly SR", "target recall"],
+                        [[n, str(g["runs"]), pct(g["anchor_sr"]), pct(g["all_anomaly_sr"]), pct(g["target_recall"])]
+                         for n, g in m["multi_anomaly"].items()])
+    rows = []
+    for t in m["tasks"]:
+        c = t["coverage"]
+        rows.append([t["task_id"], _words(t["category"]), t["scene_type"], _result(t),
+                     "-" if c is None else ("yes" if c["covered"] else "no"),
+                     "-" if c is None else f"{c['exposure']:.2f}",
+                     "-" if t["actions_used"] is None else f"{t['actions_used']}/{t['budget']}", str(t["bugs"])])
+    lines += ["", "## Tasks", ""]
+    lines += _table(["task", "category", "scene type", "result", "covered", "exposure", "actions", "bugs"], rows)
+    lines += ["", "## Charts", "", *[f"![{c[:-4]}]({c})" for c in CHARTS], "",
+              "Definitions (SR, coverage, exposure, multi-anomaly metrics): docs/evaluation.md.", ""]
+    return "\n".join(lines)
+
+
+COMPARE_COLUMNS = (("SR", "sr", pct), ("SR all tasks", "sr_all_tasks", pct), ("coverage", "coverage", pct),
+                   ("exposure", "exposure_mean", lambda x: num(x, 3)), ("SR covered", "sr_covered", pct),
+                   ("actions", "actions_mean", num), ("tool calls", "tool_calls_mean", num),
+                   ("episode errors", "episode_error", str), ("judge errors", "judge_error", str))
+
+
+def _labels(ms: list[dict]) -> list[str]:
+    labels = [label(m) for m in ms]
+    return [f"{lab} [{m['run']['name']}]" if labels.count(lab) > 1 else lab for lab, m in zip(labels, ms, strict=True)]
+
+
+def render_comparison(ms: list[dict]) -> str:
+    labels = _labels(ms)
+    lines = ["# wac evaluation: comparison", ""]
+    if any(m["run"]["pipeline_check"] for m in ms):
+        lines += [f"> Rows marked [pipeline check] are {PIPELINE_LABEL}.", ""]
+    rows = []
+    for lab, m in zip(labels, ms, strict=True):
+        s = m["summary"]
+        tok = s["tokens"]
+        rows.append([lab, m["run"]["name"], f"{s['judged']}/{s['tasks']}", *[f(s[k]) for _, k, f in COMPARE_COLUMNS],
+                     str(tok["prompt"] + tok["completion"]) if tok["tasks_reporting"] else "-"])
+    lines += _table(["agent", "run", "judged", *[c for c, _, _ in COMPARE_COLUMNS], "tokens"], rows)
+    for title, key in (("family", "by_family"), ("category", "by_category"), ("scene type", "by_scene_type")):
+        keys = list(dict.fromkeys(k for m in ms for k in m[key]))
+        lines += ["", f"## SR by {title}", ""]
+        lines += _table([title, *labels], [[_words(k), *[pct(m[key].get(k, {}).get("sr")) for m in ms]] for k in keys])
+    multi = [(lab, m) for lab, m in zip(labels, ms, strict=True) if m["multi_anomaly"]]
+    if multi:
+        lines += ["", "## Multi-anomaly tasks (§6.2)", ""]
+        lines += _table(["agent", "anomalies", "judged runs", "anchor SR", "all-anomaly SR", "target recall"],
+                        [[lab, n, str(g["runs"]), pct(g["anchor_sr"]), pct(g["all_anomaly_sr"]), pct(g["target_recall"])]
+                         for lab, m in multi for n, g in m["multi_anomaly"].items()])
+    lines += ["", "## Charts", "", *[f"![{c[:-4]}]({c})" for c in CHARTS], ""]
+    return "\n".join(lines)
+
+
+# --- charts ----------------------------------------------------------------------------------------
+
+
+def _bars(path: Path, title: str, keys: list[str], series: list[tuple[str, list[float | None]]], horizontal=False,
+          ylabel: str = "%") -> None:
+    """Grouped bars (one group per key, one bar per series), values in [0, 1] drawn as percent."""
+    from matplotlib.figure import Figure
+
+    n, k = len(series), max(1, len(keys))
+    width = 0.8 / max(1, n)
+    fig = Figure(figsize=(max(6.0, 0.6 * k * max(1, n) + 2), 4.5) if not horizontal else (8.0, max(3.0, 0.35 * k * n + 1.5)),
+                 dpi=100)
+    ax = fig.subplots()
+    for i, (name, vals) in enumerate(series):
+        pos = [j + (i - (n - 1) / 2.0) * width for j in range(len(keys))]
+        ys = [100.0 * v if v is not None else 0.0 for v in vals]
+        bars = ax.barh(pos, ys, height=width, label=name) if horizontal else ax.bar(pos, ys, width=width, label=name)
+        ax.bar_label(bars, ["n/a" if v is None else f"{100.0 * v:.0f}" for v in vals], fontsize=6, padding=1)
+    ticks = list(range(len(keys)))
+    names = [_words(x) for x in keys]
+    if horizontal:
+        ax.set_yticks(ticks, names, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 110)
+        ax.set_xticks([0, 20, 40, 60, 80, 100])
+        ax.set_xlabel(ylabel)
+    else:
+        ax.set_xticks(ticks, names, rotation=20, ha="right", fontsize=8)
+        ax.set_ylim(0, 110)
+        ax.set_yticks([0, 20, 40, 60, 80, 100])
+        ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    if n > 1:
+        ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, format="png", metadata={"Software": None})
+
+
+def write_charts(ms: list[dict], out: Path) -> list[Path]:
+    labels = _labels(ms)
+    tag = " [pipeline check]" if len(ms) == 1 and ms[0]["run"]["pipeline_check"] else ""
+    paths = [out / c for c in CHARTS]
+    fams = list(dict.fromkeys(k for m in ms for k in m["by_family"]))
+    cats = list(dict.fromkeys(k for m in ms for k in m["by_category"]))
+    _bars(paths[0], f"Success rate per family{tag}", fams,
+          [(lab, [m["by_family"].get(f, {}).get("sr") for f in fams]) for lab, m in zip(labels, ms, strict=True)],
+          ylabel="SR (%)")
+    _bars(paths[1], f"Success rate per category{tag}", cats,
+          [(lab, [m["by_category"].get(c, {}).get("sr") for c in cats]) for lab, m in zip(labels, ms, strict=True)],
+          horizontal=True, ylabel="SR (%)")
+    if len(ms) == 1:
+        m = ms[0]
+        keys = [*fams, "overall"]
+        cells = [*[m["by_family"][f] for f in fams], m["summary"]]
+        _bars(paths[2], f"Geometric coverage and success{tag}", keys,
+              [("coverage", [c["coverage"] for c in cells]), ("SR", [c["sr"] for c in cells]),
+               ("SR on covered tasks", [c["sr_covered"] for c in cells])], ylabel="%")
+    else:
+        _bars(paths[2], "Geometric coverage and success per run", labels,
+              [("coverage", [m["summary"]["coverage"] for m in ms]), ("SR", [m["summary"]["sr"] for m in ms]),
+               ("SR on covered tasks", [m["summary"]["sr_covered"] for m in ms])], ylabel="%")
+    return paths
+
+
+# --- writing and printing ----------------------------------------------------------------------------
+
+
+def _dump(data: dict) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_report(runs: list[str | Path], out: str | Path | None = None) -> tuple[Path, list[dict]]:
+    """Write report.md, report.json and the charts; returns the output directory and the metrics."""
+    if not runs:
+        raise UsageError("give at least one run directory")
+    ms = [run_metrics(r) for r in runs]
+    if out is None:
+        if len(runs) > 1:
+            raise UsageError("several run directories make a comparison: say where it goes with --out DIR")
+        out = Path(runs[0]) / "report"
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if len(ms) == 1:
+        (out / "report.md").write_text(render_markdown(ms[0]), encoding="utf-8")
+        (out / "report.json").write_text(_dump(ms[0]), encoding="utf-8")
+    else:
+        (out / "report.md").write_text(render_comparison(ms), encoding="utf-8")
+        (out / "report.json").write_text(_dump({"format": COMPARISON_FORMAT, "labels": _labels(ms), "runs": ms}),
+                                         encoding="utf-8")
+    write_charts(ms, out)
+    return out, ms
+
+
+def compact(ms: list[dict]) -> str:
+    """The printed table: one line per run, then SR per family for each run."""
+    labels = _labels(ms)
+    head = ["agent", "tasks", "judged", "SR", "coverage", "exposure", "actions", "ep.err", "judge err"]
+    rows = []
+    for lab, m in zip(labels, ms, strict=True):
+        s = m["summary"]
+        rows.append([lab, str(s["tasks"]), str(s["judged"]), f"{pct(s['sr'])} ({s['success']})", pct(s["coverage"]),
+                     num(s["exposure_mean"], 3), num(s["actions_mean"]), str(s["episode_error"]), str(s["judge_error"])])
+    fams = list(dict.fromkeys(k for m in ms for k in m["by_family"]))
+    rows2 = [[_words(f), *[f"{pct(m['by_family'][f]['sr'])} of {m['by_family'][f]['judged']}"
+                            if f in m["by_family"] else "-" for m in ms]] for f in fams]
+
+    def fmt(h, rs):
+        w = [max(len(x[i]) for x in [h, *rs]) for i in range(len(h))]
+        return [("  ".join(x[i].ljust(w[i]) for i in range(len(h)))).rstrip() for x in [h, *rs]]
+
+    lines = fmt(head, rows) + [""] + fmt(["family", *(labels if len(ms) > 1 else ["SR"])], rows2)
+    if any(m["run"]["pipeline_check"] for m in ms):
+        lines.append(f"[pipeline check] = {PIPELINE_LABEL}")
+    return "\n".join(lines)
+
+
+def print_summary(run: str | Path) -> None:
+    print(compact([run_metrics(run)]))
+
+
+def cmd_report(args) -> int:
+    out, ms = write_report(args.runs, args.out)
+    print(compact(ms))
+    print(f"wac: report written to {out}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers) -> None:
+    r = subparsers.add_parser("report", help="metrics, tables and charts of judged runs")
+    r.add_argument("runs", nargs="+", metavar="RUN_DIR", help="one run, or several to compare")
+    r.add_argument("--out", help="output directory (default RUN_DIR/report; required for a comparison)")
+    r.set_defaults(func=cmd_report)

@@ -1,0 +1,352 @@
+"""Run auditors on compiled tasks: one episode (`wac audit`) or a whole build (`wac eval`).
+
+A run is a directory (layout in docs/evaluation.md):
+
+    RUN/run.json                 what was run: agent, paradigm, options, build, task ids
+    RUN/tasks/<task_id>/         one episode: episode.json, tools.jsonl, bugs.jsonl, notes.md,
+                                 report.json, trajectory/ (two-stage: explore/ holds the explorer's
+                                 episode), error.json when it failed, judgment.json once judged
+    RUN/report/                  written by `wac report`
+
+Episodes are independent processes' work (`--jobs`), each task's directory is written to a
+temporary name and renamed when the episode ends, so an interrupted run resumes by skipping the
+finished tasks.  Model-call failures are recorded in error.json (kind "model"), not as scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from wac.errors import BundleError, UsageError, WacError
+
+from .session import AuditSession, ReviewSession, SessionOptions, load_recording
+
+RUN_FORMAT = "wac.run/1"
+EXPLORE_S = 60.0
+EXPLORER_BUDGET = 1000  # the explorer is limited by simulated time, not by actions
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines a run; stored in run.json and checked when a run is resumed."""
+
+    agent: str
+    paradigm: str = "interactive"  # or "two-stage"
+    explorer: str | None = None  # two-stage: the agent that records the exploration
+    explore_s: float = EXPLORE_S
+    sample_s: float = 0.5
+    options: SessionOptions = SessionOptions()
+    agent_options: tuple[tuple[str, str], ...] = ()  # e.g. (("model", "gpt-4o"),); no secrets
+
+    def __post_init__(self) -> None:
+        if self.paradigm not in ("interactive", "two-stage"):
+            raise UsageError(f"paradigm must be 'interactive' or 'two-stage', got {self.paradigm!r}")
+        if self.paradigm == "two-stage" and not self.explorer:
+            raise UsageError("the two-stage paradigm needs an explorer agent (--explorer)")
+        if self.explore_s <= 0 or self.sample_s <= 0:
+            raise UsageError("exploration time and sampling interval must be positive")
+
+    def as_dict(self) -> dict:
+        return {"agent": self.agent, "paradigm": self.paradigm, "explorer": self.explorer,
+                "explore_s": self.explore_s, "sample_s": self.sample_s, "options": self.options.as_dict(),
+                "agent_options": dict(self.agent_options)}
+
+
+def _agent(spec: str, config: RunConfig, seed: int):
+    from .agents import make_agent
+
+    return make_agent(spec, seed=seed, **dict(config.agent_options))
+
+
+def _examples(build: Path | None, options: SessionOptions):
+    if not options.example:
+        return None
+    from .examples import ExampleLibrary
+
+    return ExampleLibrary(build_dir=build, width=options.width, height=options.height)
+
+
+def _drive(agent, session) -> None:
+    """Let the agent run; make sure the episode ends with `done` and a written report."""
+    try:
+        agent.run(session)
+    finally:
+        if not session.done:
+            session.call("done", {"summary": "(the agent stopped without calling done)"})
+        session.close()
+
+
+def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: Path | None = None) -> dict:
+    """One task: interactive, or explore-then-review; returns the report dict."""
+    bundle, out = Path(bundle), Path(out)
+    if not (bundle / "task.json").is_file():
+        raise BundleError(f"{bundle} is not a task bundle (no task.json)")
+    options = config.options
+    examples = _examples(build, options)
+    if config.paradigm == "interactive":
+        session = AuditSession(bundle, out, options, examples)
+        _drive(_agent(config.agent, config, options.seed), session)
+        return session.report()
+    explore_opts = replace(options, max_sim_s=config.explore_s, budget_actions=EXPLORER_BUDGET,
+                           budget_multiplier=1.0, film_interval_s=config.sample_s, observation="final")
+    explorer = AuditSession(bundle, out / "explore", explore_opts, examples)
+    _drive(_agent(config.explorer, config, options.seed), explorer)
+    recording = load_recording(out / "explore" / "trajectory", interval_s=config.sample_s)
+    review = ReviewSession(bundle, recording, out, options, examples)
+    _drive(_agent(config.agent, config, options.seed), review)
+    return review.report()
+
+
+def _error_kind(exc: BaseException) -> str:
+    try:
+        from .agents.openai_agent import ModelCallError
+    except ImportError:  # pragma: no cover - optional dependency missing
+        ModelCallError = ()  # noqa: N806
+    if ModelCallError and isinstance(exc, ModelCallError):
+        return "model"
+    if isinstance(exc, WacError):
+        return "usage"
+    return "crash"
+
+
+def _episode_job(bundle: str, task_dir: str, config: RunConfig, build: str | None) -> dict:
+    """Worker: run one episode into a temporary dir, rename it into place; errors -> error.json."""
+    final = Path(task_dir)
+    tmp = final.with_name(final.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    t0 = time.perf_counter()
+    status = {"task_id": final.name, "ok": True, "error": None}
+    try:
+        report = run_episode(bundle, tmp, config, Path(build) if build else None)
+        status["actions"] = report["actions_used"]
+        status["bugs"] = len(report["bugs"])
+    except Exception as exc:  # noqa: BLE001 - an episode failure is recorded, the run goes on
+        tmp.mkdir(parents=True, exist_ok=True)
+        kind = _error_kind(exc)
+        detail = "".join(traceback.format_exception(exc)) if kind == "crash" else None
+        (tmp / "error.json").write_text(json.dumps({"kind": kind, "message": str(exc), "traceback": detail},
+                                                   indent=2) + "\n", encoding="utf-8")
+        status.update(ok=False, error=f"{kind}: {exc}")
+    status["seconds"] = round(time.perf_counter() - t0, 2)
+    shutil.rmtree(final, ignore_errors=True)
+    tmp.rename(final)
+    return status
+
+
+def finished(task_dir: Path) -> bool:
+    """A task whose episode ended (report written, done) and did not fail."""
+    rep = task_dir / "report.json"
+    if not rep.is_file() or (task_dir / "error.json").exists():
+        return False
+    try:
+        return bool(json.loads(rep.read_text(encoding="utf-8")).get("done"))
+    except ValueError:
+        return False
+
+
+def eval_bundles(build: Path, only: list[str] | None = None) -> list[Path]:
+    """The evaluation tasks of a build: every bundle that is not an in-context demonstration."""
+    index = build / "index.json"
+    if not index.is_file():
+        raise UsageError(f"{build} is not a wac build (no index.json); run `wac build` first")
+    entries = json.loads(index.read_text(encoding="utf-8"))["tasks"]
+    ids = [e["id"] for e in entries if not e.get("example")]
+    if only:
+        unknown = sorted(set(only) - set(ids))
+        if unknown:
+            raise UsageError(f"not evaluation tasks of {build}: {', '.join(unknown)}")
+        ids = [i for i in ids if i in set(only)]
+    return [build / i for i in ids]
+
+
+def start_run(run: Path, build: Path, config: RunConfig, bundles: list[Path]) -> dict:
+    """Create run.json, or check that an existing run is the same run (for resuming)."""
+    meta = {"format": RUN_FORMAT, **config.as_dict(), "build": str(build.resolve()),
+            "tasks": [b.name for b in bundles], "pipeline_check": _pipeline_check(config)}
+    path = run / "run.json"
+    if path.is_file():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        keys = ("agent", "paradigm", "explorer", "explore_s", "sample_s", "options", "agent_options", "build")
+        changed = [k for k in keys if old.get(k) != meta[k]]
+        if changed:
+            raise UsageError(f"{run} holds a different run (differs in {', '.join(changed)}); "
+                             f"use a new --out directory, or --fresh to start over")
+        meta["tasks"] = list(dict.fromkeys(old.get("tasks", []) + meta["tasks"]))
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "tasks").mkdir(exist_ok=True)
+    path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return meta
+
+
+def _pipeline_check(config: RunConfig) -> bool:
+    from .agents.base import _REGISTRY
+
+    names = [config.agent] + ([config.explorer] if config.explorer else [])
+    return any(n.partition(":")[0] == "oracle" for n in names if n.partition(":")[0] in _REGISTRY)
+
+
+def run_eval(build: str | Path, run: str | Path, config: RunConfig, jobs: int = 1, only: list[str] | None = None,
+             progress: bool = False, fresh: bool = False) -> list[dict]:
+    """Run every evaluation task of `build` into `run`, skipping finished ones; returns per-task status."""
+    build, run = Path(build), Path(run)
+    bundles = eval_bundles(build, only)
+    if fresh and run.exists():
+        if not (run / "run.json").is_file():
+            raise UsageError(f"{run} exists and is not a wac run; refusing to delete it")
+        shutil.rmtree(run)
+    start_run(run, build, config, bundles)
+    todo = [b for b in bundles if not finished(run / "tasks" / b.name)]
+    statuses = [{"task_id": b.name, "ok": True, "skipped": True} for b in bundles if b not in todo]
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), unit="task", file=sys.stderr, leave=False, desc="eval")
+    args = [(str(b), str(run / "tasks" / b.name), config, str(build)) for b in todo]
+    if jobs <= 1 or len(todo) <= 1:
+        for a in args:
+            statuses.append(_episode_job(*a))
+            if bar:
+                bar.update(1)
+    else:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")  # VTK/EGL and pybullet do not survive fork
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
+            futs = [ex.submit(_episode_job, *a) for a in args]
+            for f in as_completed(futs):
+                statuses.append(f.result())
+                if bar:
+                    bar.update(1)
+    if bar:
+        bar.close()
+    order = {b.name: i for i, b in enumerate(bundles)}
+    return sorted(statuses, key=lambda s: order[s["task_id"]])
+
+
+# --- command line ------------------------------------------------------------------------------
+
+def _options(args) -> SessionOptions:
+    return SessionOptions(example=not args.no_example and not args.no_hint, hint=not args.no_hint,
+                          budget_multiplier=args.budget_multiplier, closer_start=args.closer_start,
+                          observation=args.observation, seed=args.seed, width=args.width, height=args.height)
+
+
+def _agent_options(args) -> tuple[tuple[str, str], ...]:
+    out = []
+    for kv in args.agent_option or ():
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            raise UsageError(f"--agent-option takes KEY=VALUE, got {kv!r}")
+        if k.lower() in ("api_key", "key", "token"):
+            raise UsageError("pass API keys through the environment (OPENAI_API_KEY), not on the command line")
+        out.append((k, v))
+    return tuple(sorted(out))
+
+
+def _config(args) -> RunConfig:
+    return RunConfig(agent=args.agent, paradigm=args.paradigm, explorer=args.explorer,
+                     explore_s=args.explore_seconds, sample_s=args.sample_interval, options=_options(args),
+                     agent_options=_agent_options(args))
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    from .agents import agent_names
+
+    names = "; ".join(f"{k}: {v}" for k, v in agent_names().items())
+    p.add_argument("--agent", required=True, help=f"the auditor ({names})")
+    p.add_argument("--agent-option", action="append", metavar="KEY=VALUE",
+                   help="an agent option, e.g. model=gpt-4o or base_url=http://localhost:8000/v1 (repeatable)")
+    p.add_argument("--paradigm", choices=("interactive", "two-stage"), default="interactive")
+    p.add_argument("--explorer", help="two-stage: the agent that records the exploration (e.g. sweep)")
+    p.add_argument("--explore-seconds", type=float, default=EXPLORE_S, help="two-stage: simulated seconds explored")
+    p.add_argument("--sample-interval", type=float, default=0.5, help="two-stage: seconds between recorded frames")
+    p.add_argument("--no-example", action="store_true", help="ablation: no in-context example")
+    p.add_argument("--no-hint", action="store_true", help="ablation: no example and no anomaly-type hint")
+    p.add_argument("--budget-multiplier", type=float, default=1.0)
+    p.add_argument("--closer-start", action="store_true", help="ablation: start at the exposing view point")
+    p.add_argument("--observation", choices=("final", "film"), default="final",
+                   help="final: the final frame is shown after each action (film frames via inspect); "
+                        "film: film frames are shown too")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--width", type=int, default=640)
+    p.add_argument("--height", type=int, default=480)
+
+
+def cmd_audit(args) -> int:
+    bundle = Path(args.bundle)
+    if not (bundle / "task.json").is_file():
+        raise UsageError(f"{bundle} is not a task bundle (no task.json)")
+    config = _config(args)
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()):
+        raise UsageError(f"{out} is not empty; choose a new --out directory")
+    build = bundle.parent if (bundle.parent / "index.json").is_file() else None
+    status = _episode_job(str(bundle), str(out), config, str(build) if build else None)
+    if not status["ok"]:
+        print(f"wac: episode failed: {status['error']} (details in {out / 'error.json'})", file=sys.stderr)
+        return 1
+    rep = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    print(f"{rep['task_id']}: {rep['actions_used']}/{rep['budget']} actions, {len(rep['bugs'])} bug(s) flagged; "
+          f"episode in {out}")
+    for b in rep["bugs"]:
+        print(f"  {b['id']} [{b['status']}] ({b['category']}) {b['description']}")
+    return 0
+
+
+def cmd_eval(args) -> int:
+    config = _config(args)
+    jobs = args.jobs or 1
+    if jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    run = Path(args.out)
+    if args.judge == "openai" and not args.judge_model:
+        raise UsageError("--judge openai needs --judge-model")
+    t0 = time.perf_counter()
+    statuses = run_eval(args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(),
+                        fresh=args.fresh)
+    ran = [s for s in statuses if not s.get("skipped")]
+    failed = [s for s in ran if not s["ok"]]
+    print(f"wac: {len(ran)} episode(s) run, {len(statuses) - len(ran)} already finished, {len(failed)} failed "
+          f"({time.perf_counter() - t0:.1f} s) -> {run}")
+    for s in failed:
+        print(f"  FAIL {s['task_id']}: {s['error']}", file=sys.stderr)
+    if args.judge != "none":
+        from .judge import judge_run
+
+        judge_run(run, backend=args.judge, model=args.judge_model, base_url=args.judge_base_url, jobs=jobs,
+                  progress=sys.stderr.isatty())
+        from .report import print_summary
+
+        print_summary(run)
+    return 1 if failed else 0
+
+
+def register(subparsers) -> None:
+    a = subparsers.add_parser("audit", help="run one auditor episode on one bundle")
+    a.add_argument("bundle")
+    a.add_argument("--out", required=True, help="episode directory (new or empty)")
+    _add_common(a)
+    a.set_defaults(func=cmd_audit)
+
+    e = subparsers.add_parser("eval", help="run an auditor on every task of a build and judge it")
+    e.add_argument("build")
+    e.add_argument("--out", default="runs/latest", help="run directory (resumed when it exists)")
+    e.add_argument("-j", "--jobs", type=int, default=None, help="episodes in parallel (default 1)")
+    e.add_argument("--task", action="append", help="only this task id (repeatable)")
+    e.add_argument("--fresh", action="store_true", help="delete an existing run directory first")
+    e.add_argument("--judge", choices=("keyword", "openai", "none"), default="keyword",
+                   help="judge the reports when the episodes are done (default keyword)")
+    e.add_argument("--judge-model", help="--judge openai: the judge model")
+    e.add_argument("--judge-base-url", help="--judge openai: the endpoint (default $OPENAI_BASE_URL)")
+    _add_common(e)
+    e.set_defaults(func=cmd_eval)
+
