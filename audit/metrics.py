@@ -96,6 +96,9 @@ class Target:
     source: str  # "object", "effect", "plan" or "global"
 
 
+SCENE_WIDE = {"set_day_night"}  # effects on the whole scene (its light): in view in every frame
+
+
 def _box(lo, hi) -> tuple[tuple[float, float, float], float]:
     c = tuple((a + b) / 2.0 for a, b in zip(lo, hi, strict=True))
     return c, max(abs(hi[0] - lo[0]), abs(hi[1] - lo[1])) / 2.0
@@ -118,6 +121,8 @@ def anomaly_target(task: CompiledTask, index: int, plan: SelfCheckPlan | None = 
             size = e.size or (1.0, 1.0, 0.0)
             z = e.position[2] + (size[2] / 2.0 if e.kind == "add_blocker" else 0.0)
             return Target((e.position[0], e.position[1], z), max(size[0], size[1]) / 2.0, "effect")
+    if any(e.kind in SCENE_WIDE for e in a.effects) and not a.targets:
+        return Target(None, 0.0, "global")
     if plan is not None and index == 0:
         return Target(tuple(plan.target_point), 0.5, "plan")
     return Target(None, 0.0, "global")

@@ -15,6 +15,10 @@ every dynamic body has been at rest for `QUIET_STEPS`, and nothing kinematic mov
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import os
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,11 +44,25 @@ RAY_ALL = GROUP_SOLID | GROUP_GHOST
 
 
 def _pybullet():
+    """pybullet, with its "pybullet build time" banner kept off stdout.
+
+    pybullet printf's the banner when it is imported; C's stdio buffer then reaches stdout only at
+    process exit, after our own output (a table, a JSON document, an MCP stream).  Sending fd 1 to
+    stderr at exit, after Python has flushed its own stdout, moves the banner to stderr."""
+    if "pybullet" in sys.modules:
+        return sys.modules["pybullet"]
     try:
         import pybullet
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise WacError("the runtime needs the 'pybullet' package: pip install 'wac[runtime]'") from exc
+    atexit.register(_banner_to_stderr)
     return pybullet
+
+
+def _banner_to_stderr() -> None:
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        os.dup2(2, 1)
 
 
 def _quat(r: np.ndarray) -> tuple[float, float, float, float]:

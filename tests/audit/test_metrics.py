@@ -307,3 +307,14 @@ def test_docs_give_the_distance_limits():
     doc = (Path(__file__).resolve().parents[2] / "docs" / "evaluation.md").read_text(encoding="utf-8")
     for scene_type, limit in DISTANCE_LIMIT_M.items():
         assert f"| {scene_type.value} | {limit:g} m |" in doc
+
+
+def test_scene_wide_light_change_is_in_view_everywhere(built):
+    """A day-night anomaly has no object: every frame shows it (not the self-check's aim point)."""
+    from wac.audit.metrics import anomaly_target
+    from wac.bundle.model import CompiledTask, SelfCheckPlan
+
+    b = built / "meadow_strobing_daylight"
+    task = CompiledTask.model_validate_json((b / "task.json").read_text())
+    plan = SelfCheckPlan.model_validate_json((b / "selfcheck.json").read_text())
+    assert anomaly_target(task, 0, plan).point is None
