@@ -4,10 +4,12 @@ One `Renderer` per world keeps VTK actors per object (the rigid parts of one mat
 into one actor, each hinged or spinning part on its own) and re-syncs the matrices and
 properties of the objects that changed before each frame.  The sun is a directional light with VTK shadow
 maps (`vtkShadowMapPass`); lamps are downward spot lights (which also cast shadow maps) placed
-at their emitting parts, and emitting parts glow through their ambient (emissive) term.  Shadows
-that cannot come from the shadow map (an invisible object that still casts one, a displaced
-shadow) are drawn as geometry projected along the sun onto the ground.  `render_ids` and
-`render_depth` are internal: flat-coloured object ids (0 = sky, -1 = ground) and metric depth.
+at their emitting parts, and emitting parts glow through their ambient (emissive) term.  Shader
+replacements on every actor (`_shadow_replacements`) correct VTK's maps (a depth test in metres,
+see "shadow shaders") and carry the shadow anomalies: objects left out of the sun's map, a twin of
+the sun that keeps their self-shading, and shadow-only stand-ins ("ghosts") for displaced shadows
+and hidden casters.  `render_ids` and `render_depth` are internal: flat-coloured object ids
+(0 = sky, -1 = ground) and metric depth.
 """
 
 from __future__ import annotations
@@ -24,6 +26,79 @@ from .world import ObjectState, World
 GROUND_ID = -1
 NEAR, FAR = 0.05, 250.0
 MAGENTA = (1.0, 0.0, 1.0)
+
+# --- shadow shaders ---------------------------------------------------------------------------------
+# VTK's shadow maps (vtkShadowMapBakerPass, vtkShadowMapPass 9.x) go wrong in four ways, each fixed by
+# post-replacements on every actor's fragment shader (applied after VTK's own, `_shadow_replacements`):
+# * The baker stores exp(11 * depth), depth 0..1 over the light camera's whole range, and the lookup
+#   shades by exp(11 * (occluder - receiver)).  Over a street's 60-100 m of depth that stays near 1
+#   for anything less than a few metres above what it shades: a car's shadow was 3 L* deep.  Maps now
+#   hold the depth itself and the lookup compares it in metres (SHADOW_BIAS_M, SHADOW_RAMP_M).
+# * The texture is multiplied into the baked value after it is written: a textured ground "shadowed"
+#   itself by its texture, about as deep as the real shadows on it.  The depth is written last.
+# * The baker renders each map with the light camera at the frame's aspect ratio (the projection comes
+#   from the window's size, not the map's) and the lookup with aspect 1: a 4:3 frame's maps were
+#   squeezed across, and shadows away from the map's centre landed metres from where the sun puts them.
+# * The baker sets up its depth shader only on the props the camera's culling kept, and bakes the rest
+#   with their colour shaders.  A sun map is told by its parallel light camera (no view is parallel),
+#   so any shader writes depth there; for lamp maps (perspective) `render` bakes with culling off.
+SHADOW_BIAS_M = 0.02  # a receiver this far behind the nearest occluder (along the light) starts to darken...
+SHADOW_RAMP_M = 0.03  # ...and is fully shadowed this much further on (crisp, and no acne on flat faces)
+_BAKE = "gl_FragData[0].r = exp(depthC * ldepth);"  # the baker's write, after its `ldepth`
+_END = "//VTK::DepthPeeling::Impl"  # after lighting and texturing: the last word on the fragment
+_LOOKUP = "expFactor = depthCExpBlured * depthCExpActual;"  # in vtkShadowMapPass's calcShadow
+_LOOKUP_METRIC = (  # (VTK's names: `depthCExpBlured` is the filtered map, now a depth)
+    f"expFactor = 1.0 - smoothstep({SHADOW_BIAS_M:.4f}, {SHADOW_BIAS_M + SHADOW_RAMP_M:.4f}, "
+    "(ldepth - depthCExpBlured) * (sFarZ - sNearZ));"
+)
+_PROJECTED = "vec2 projected = shadowCoord.xy/shadowCoord.w;"
+# While an object casts no shadow (or a displaced one), the sun gets a twin (`Renderer.sun_twin`): a
+# light of no intensity, SUN_TWIN_RAD off the sun, whose map holds every real object, as the clean
+# world's sun map does.  The sun's own map leaves such objects out and holds the ghosts; the objects
+# themselves are shaded from the twin's map, so they keep their own shading (a crown over its trunk)
+# exactly.  A twin bake is told from a sun bake by the light the light camera looks along (light 0 =
+# the sun, 1 = the twin: `_order_lights` puts them first).
+SUN_TWIN_RAD = 1e-7
+_BAKING_TWIN = ("cameraParallel == 1 && "
+                "dot(lightDirectionVC1.xy, lightDirectionVC1.xy) < dot(lightDirectionVC0.xy, lightDirectionVC0.xy)")
+
+
+def _shadow_replacements(role: str, twin: bool, aspect: float, own_lights: tuple[int, ...] = ()) -> list[tuple[str, str]]:
+    """(original, replacement) post-replacements of an actor's fragment shader for its shadow role:
+    "cast" (an ordinary object, the ground), "backdrop" (the skirt: casts, so that the maps hold a
+    depth where nothing stands, but takes no shadow, not even the ground's edge's), "self" (shades
+    itself but casts nothing on others: no shadow, or a displaced one) or "ghost" (a shadow-only
+    stand-in, never drawn).  `twin`: the sun's
+    twin is on; `aspect`: the frame's width / height; `own_lights`: the lights (shader numbers) of the
+    actor's own lamp, which it does not shade: its bulb and shade are closed solids around the light
+    (a real shade is open); a light's map is baked from where the light is, its position in view 0."""
+
+    def bake(depth: str) -> str:
+        write = f"gl_FragData[0] = vec4({depth}, 0.0, 0.0, 1.0);"
+        if role == "self" and not twin:
+            return "discard;"
+        if role == "self":
+            return f"if (!({_BAKING_TWIN})) discard; {write}"
+        if role == "ghost" and twin:
+            return f"if ({_BAKING_TWIN}) discard; {write}"
+        return write
+
+    own = " || ".join(f"length(lightPositionVC{k}) < 0.001" for k in own_lights)
+    end = (
+        "#ifdef WAC_BAKE\n"  # the baker's shader: `ldepth` is the depth it stores
+        + (f"if ({own}) discard;\n" if own else "") + bake("ldepth") + "\n"
+        "#else\n"  # any other: a sun bake of a prop the camera culled, or a frame
+        f"if (cameraParallel == 1) {{ {bake('gl_FragCoord.z')} }}\n"
+        + ("else discard;\n" if role == "ghost" else "")
+        + f"#endif\n{_END}"
+    )
+    reps = [(_BAKE, "\n#define WAC_BAKE\n"), (_END, end),
+            (_LOOKUP, "expFactor = 1.0;" if role == "backdrop" else _LOOKUP_METRIC),
+            (_PROJECTED, f"{_PROJECTED}\n    projected.x = 0.5 + (projected.x - 0.5) * {1.0 / aspect:.9f};")]
+    if role == "self" and twin:  # shaded from the twin's map, which holds it
+        reps += [(f"{t} += ({f} * factor0.r * lightColor0);", f"{t} += ({f} * factor1.r * lightColor0);")
+                 for t, f in (("diffuse", "df"), ("specular", "sf"))]
+    return reps
 
 
 def _vtk():
@@ -110,9 +185,9 @@ class Renderer:
             lamp_shadows = world.scene.sun is None
         self.lamp_cone = 80.0 if lamp_shadows else 180.0
         if shadow_resolution is None:
-            # the sun's map spans the whole ground and needs the texels; a lamp's 160-degree map is blurred
-            # so much by VTK's exponential filtering that 1024 texels look the same as 2048 (mean pixel
-            # difference 0.004 of 255 in the living room) at a third of the bake time and a quarter of the memory
+            # the sun's map spans the whole ground and needs the texels; a lamp's 160-degree map at 1024
+            # texels looks the same as at 2048 (mean pixel difference 0.005 of 255 in the living room, with
+            # the shadow fixes) at a third of the bake time and a quarter of the memory
             shadow_resolution = 2048 if world.scene.sun is not None else 1024
         self.win = vtk.vtkRenderWindow()
         self.win.SetOffScreenRendering(1)
@@ -135,6 +210,12 @@ class Renderer:
         self.sun.SetPositional(False)
         self.ren.AddLight(self.sun)
         self.xray.AddLight(self.sun)
+        self.sun_twin = vtk.vtkLight()  # see SUN_TWIN_RAD
+        self.sun_twin.SetLightTypeToSceneLight()
+        self.sun_twin.SetPositional(False)
+        self.sun_twin.SetIntensity(0.0)
+        self.sun_twin.SwitchOff()
+        self.ren.AddLight(self.sun_twin)
         self._lamp_lights: list = []
         self._polys: dict = {}
         self._textures: dict = {}
@@ -144,15 +225,20 @@ class Renderer:
         self._merged: dict[tuple, object] = {}  # merged polydata of rigid part groups (shared by equal objects)
         self._pose_key: dict[str, tuple] = {}  # object id -> pose key its actor matrices were set for
         self.proxies: dict[str, object] = {}
-        self.shadow_actors: dict[str, object] = {}
+        self.ghosts: dict[str, object] = {}  # object id -> its shadow-only stand-in
+        self._ghost_key: dict[str, tuple] = {}
+        self._roles: dict[int, tuple] = {}  # id(actor) -> (shadow role, twin on, lights hidden, own lights) of its shader
+        self._lamp_src: list[tuple[str | None, bool]] = []  # per lamp light: (its object, it lights that object alone)
+        self._light_order: dict[int, tuple] = {}  # id(renderer) -> the lights it holds, in order
+        self._sources: dict[int, list] = {}  # id(renderer) -> per light: (its object, it lights that object alone)
         self._proxy_key: dict[str, tuple] = {}
-        self._shadow_key: dict[str, tuple] = {}
         self._sig: dict = {}
         self._ground_day: float | None = None
         self._order_dirty = True
         self._built_version = -1
         self._ground = self._make_ground()
         self._anchor_bounds()
+        self._culler = self.ren.GetCullers().GetItemAsObject(0)  # frustum culling, off while lamp maps bake
         self._passes = None
         if shadows:
             self._passes = self._shadow_passes(shadow_resolution)
@@ -165,14 +251,13 @@ class Renderer:
         """What the shadow maps depend on: a global part (shadow-casting lights and the scene bounds
         VTK fits the light cameras to) and one key per object (its actors' poses and whether the
         shadow bake draws them)."""
-        lights = [(self.sun.GetSwitch(), self.sun.GetPosition())]
+        lights = [(self.sun.GetSwitch(), self.sun.GetPosition()), (self.sun_twin.GetSwitch(), self.sun_twin.GetPosition())]
         lights += [(lt.GetSwitch(), lt.GetPosition(), lt.GetConeAngle()) for lt in self._lamp_lights]
         objs = {}
         for oid, groups in self.groups.items():
-            drawn = tuple(bool(g.actor.GetVisibility()) and not g.actor.GetForceTranslucent()
-                          and g.actor.GetProperty().GetOpacity() >= 1.0 and not self.xray.HasViewProp(g.actor)
-                          for g in groups)
-            extra = tuple((a.GetVisibility(), a.GetBounds()) for a in (self.proxies.get(oid), self.shadow_actors.get(oid))
+            drawn = tuple(self._roles.get(id(g.actor)) if g.actor.GetVisibility() and g.actor.GetProperty().GetOpacity() >= 1.0
+                          and not self.xray.HasViewProp(g.actor) else None for g in groups)  # (how the bake draws it)
+            extra = tuple((a.GetVisibility(), a.GetBounds()) for a in (self.proxies.get(oid), self.ghosts.get(oid))
                           if a is not None)
             render = self.world.objects[oid].render  # flipped normals bake back faces
             objs[oid] = (self._pose_key.get(oid), drawn, extra, render) if any(drawn) or extra else (None,)
@@ -195,7 +280,7 @@ class Renderer:
     def _object_box(self, oid: str) -> np.ndarray | None:
         """World bounds (lo, hi) of everything drawn for an object, from its actors."""
         acts = [g.actor for g in self.groups.get(oid, ())]
-        acts += [a for a in (self.proxies.get(oid), self.shadow_actors.get(oid)) if a is not None and a.GetVisibility()]
+        acts += [a for a in (self.proxies.get(oid), self.ghosts.get(oid)) if a is not None and a.GetVisibility()]
         lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
         for a in acts:
             b = a.GetBounds()
@@ -326,9 +411,9 @@ class Renderer:
         return actor
 
     def _anchor_bounds(self) -> None:
-        """A wider ground-coloured skirt 0.3 m under the ground.  VTK's exponential shadow maps blur
-        the empty texels around the ground's edge into it (a dark band along every edge); with the
-        skirt behind the ground those texels hold far depths instead.  It also hides the void."""
+        """A wider ground-coloured skirt 0.3 m under the ground: it hides the void, and it gives the
+        shadow maps a depth beyond the ground's edge.  It takes no shadows (`_shadow_replacements`):
+        the ground's edge would throw a dark band onto it."""
         vtk = self.vtk
         gx, gy = self.world.scene.ground.size
         mx, my = gx / 2 + 10.0, gy / 2 + 10.0
@@ -400,6 +485,7 @@ class Renderer:
             self.ren.RemoveActor(g.actor)
             self.xray.RemoveActor(g.actor)
             self._sig.pop(id(g.actor), None)
+            self._roles.pop(id(g.actor), None)
             for pid in g.parts:
                 self.actors.pop((oid, pid), None)
         self._group_sig.pop(oid, None)
@@ -522,24 +608,94 @@ class Renderer:
             self.sun.SwitchOn()
         else:
             self.sun.SwitchOff()
+        self._sync_twin()
         if self._ground_day != day:
             self._apply_material(self._ground.GetProperty(), w.scene.ground.material, day, lit=False)
             self._apply_material(self._skirt.GetProperty(), w.scene.ground.material, day, lit=False)
             self._ground_day = day
         self._sync_lamps(day)
+        self._set_shader(self._ground, "cast")
+        self._set_shader(self._skirt, "backdrop")
         for st in w.objects.values():
             self._sync_object(st, day)
         if self._order_dirty:
             self._order()
 
+    def _sync_twin(self) -> None:
+        """The sun's twin is on while the sun shines and a shown object casts no shadow of its own on
+        others (see SUN_TWIN_RAD)."""
+        w = self.world
+        on = self.shadows and bool(self.sun.GetSwitch()) and any(
+            st.present and not st.held and st.visible and _shadow_role(st) == "self" for st in w.objects.values())
+        if not on:
+            if self.sun_twin.GetSwitch():
+                self.sun_twin.SwitchOff()
+            return
+        d = self._sun_dir
+        side = np.cross(d, (0.0, 0.0, 1.0))
+        side = side / np.linalg.norm(side) if np.linalg.norm(side) > 1e-6 else np.array([1.0, 0.0, 0.0])
+        pos = tuple(float(v) for v in (d + SUN_TWIN_RAD * side) * 100.0)
+        if tuple(self.sun_twin.GetPosition()) != pos:
+            self.sun_twin.SetPosition(*pos)
+            self.sun_twin.SetFocalPoint(0, 0, 0)
+        if not self.sun_twin.GetSwitch():
+            self.sun_twin.SwitchOn()
+
+    def _set_shader(self, actor, role: str, oid: str | None = None) -> None:
+        """Set up the actor's shader for its shadow role (`_shadow_replacements`) and the lights that
+        must not reach it (a lamp that lights nothing but itself), when either changed.
+
+        An actor drawn without the shadow pass in a frame (translucent, or in the x-ray layer) gets
+        a program of its own.  Props the camera culled are baked into sun maps with their plain
+        shaders, and VTK sets a program's light directions only when the camera changed since it
+        last did: a plain program shared with such an actor kept the light camera's directions for
+        the frame (water and lantern glass lit from the wrong side, unless a light mask happened
+        to make their programs differ)."""
+        twin = bool(self.sun_twin.GetSwitch()) and role in ("self", "ghost")
+        in_xray = self.xray.HasViewProp(actor)
+        srcs = self._sources.get(id(self.xray if in_xray else self.ren), ())
+        hidden = tuple(k for k, (src, alone) in enumerate(srcs) if alone and src != oid)
+        own = tuple(k for k, (src, _) in enumerate(srcs) if oid is not None and src == oid
+                    and self.lamp_cone < 90.0)  # (only spot lamps have shadow maps)
+        plain = bool(in_xray or actor.GetProperty().GetOpacity() < 1.0)
+        if self._roles.get(id(actor)) == (role, twin, hidden, own, plain):
+            return
+        self._roles[id(actor)] = (role, twin, hidden, own, plain)
+        sp = actor.GetShaderProperty()
+        sp.ClearAllFragmentShaderReplacements()
+        reps = _shadow_replacements(role, twin, self.width / self.height, own)
+        reps += [(f"uniform vec3 lightColor{k};", f"const vec3 lightColor{k} = vec3(0.0);") for k in hidden]
+        if plain:
+            reps.append(("void main()", "// drawn without the shadow pass\nvoid main()"))
+        for old, new in reps:
+            sp.AddFragmentShaderReplacement(old, False, new, False)
+
+    def _order_lights(self) -> None:
+        """Each renderer holds just the lights that are on, the sun and its twin first.  The shaders
+        number lights that are on; the shadow pass numbers every light of the renderer, so a light
+        switched off ahead of others (the sun indoors) gave every lamp the shadow map of the one
+        before it."""
+        lamps = [lt for lt in self._lamp_lights if lt.GetSwitch()]
+        src = dict(zip(map(id, self._lamp_lights), self._lamp_src, strict=True))
+        for ren, first in ((self.ren, (self.sun, self.sun_twin)), (self.xray, (self.sun,))):
+            want = [lt for lt in first if lt.GetSwitch()] + lamps
+            # per light, in the shaders' order: (the object it comes from, it lights only that object)
+            self._sources[id(ren)] = [src.get(id(lt), (None, False)) for lt in want]
+            key = tuple(map(id, want))
+            if self._light_order.get(id(ren)) != key:
+                self._light_order[id(ren)] = key
+                ren.RemoveAllLights()
+                for lt in want:
+                    ren.AddLight(lt)
+
     def _sync_lamps(self, day: float) -> None:
         vtk = self.vtk
-        want = []
+        want = []  # (position, colour, intensity, range, (its object, it lights that object alone))
         for pl in self.world.scene.lights:
             if pl.on:
-                want.append((np.asarray(pl.position), pl.color, pl.intensity, pl.range_m))
+                want.append((np.asarray(pl.position), pl.color, pl.intensity, pl.range_m, (None, False)))
         for st in self.world.objects.values():
-            if not st.present or not self.world.lamp_lit(st) or not st.illuminates:
+            if not st.present or not self.world.lamp_lit(st):
                 continue
             for ps in st.parts.values():
                 em = ps.part.emitter
@@ -547,27 +703,27 @@ class Renderer:
                     continue
                 m = self.world.part_world(st, ps)
                 centre = (m @ np.array([0, 0, ps.part.size[2] / 2, 1.0]))[:3]
-                if em is not None:
-                    want.append((centre, em.color, em.intensity, em.range_m))
+                if em is not None:  # a lamp that lights nothing still lights itself, as in the clean world
+                    want.append((centre, em.color, em.intensity, em.range_m, (st.id, not st.illuminates)))
         while len(self._lamp_lights) < len(want):
             light = vtk.vtkLight()
             light.SetLightTypeToSceneLight()
             light.SetPositional(True)
             light.SetConeAngle(self.lamp_cone)
-            self.ren.AddLight(light)
-            self.xray.AddLight(light)
             self._lamp_lights.append(light)
+        self._lamp_src = [w[4] for w in want] + [(None, False)] * (len(self._lamp_lights) - len(want))
         for i, light in enumerate(self._lamp_lights):
             if i >= len(want):
                 light.SwitchOff()
                 continue
-            pos, color, inten, rng = want[i]
+            pos, color, inten, rng, _ = want[i]
             light.SwitchOn()
             light.SetPosition(*pos)
             light.SetFocalPoint(pos[0], pos[1], pos[2] - 1.0)
             light.SetColor(*color)
             light.SetIntensity(float(inten) * ((1.0 - 0.5 * day) if self.world.scene.sun is not None else 1.0))
             light.SetAttenuationValues(1.0, 0.0, 12.0 / max(rng, 0.5) ** 2)
+        self._order_lights()
 
     def _sync_object(self, st: ObjectState, day: float) -> None:
         w = self.world
@@ -599,6 +755,7 @@ class Renderer:
             culled = float(rel @ n) > 0
         proxy = st.render == "lod_proxy" and shown
         visible = bool(shown and not culled and not proxy)
+        role = _shadow_role(st)
         for g in groups:
             actor = g.actor
             if bool(actor.GetVisibility()) != visible:
@@ -619,8 +776,9 @@ class Renderer:
             elif not in_xray and self.xray.HasViewProp(actor):
                 self.xray.RemoveActor(actor)
                 self.ren.AddActor(actor)
+            self._set_shader(actor, role, st.id)
         self._sync_proxy(st, proxy)
-        self._sync_projected_shadow(st, shown)
+        self._sync_ghost(st)
 
     def _sync_proxy(self, st: ObjectState, on: bool) -> None:
         actor = self.proxies.get(st.id)
@@ -639,6 +797,7 @@ class Renderer:
         if actor is None:
             actor = vtk.vtkActor()
             actor.SetMapper(vtk.vtkPolyDataMapper())
+            self._set_shader(actor, "cast", st.id)
             self.ren.AddActor(actor)
             self.proxies[st.id] = actor
         src = vtk.vtkCubeSource()
@@ -649,61 +808,41 @@ class Renderer:
         _unlit(actor.GetProperty(), np.mean(cols, axis=0))
         actor.SetVisibility(True)
 
-    def _occluder_keys(self) -> None:
-        """Objects that must not cast a shadow-map shadow are drawn in the translucent pass, which the
-        shadow baker skips (this VTK exposes no per-actor occluder keys); opaque, they look the same."""
-        for st in self.world.objects.values():
-            no_shadow = bool(not st.casts_shadow or st.shadow_offset)
-            for g in self.groups.get(st.id, ()):
-                if bool(g.actor.GetForceTranslucent()) != no_shadow:
-                    g.actor.SetForceTranslucent(no_shadow)
-
-    def _sync_projected_shadow(self, st: ObjectState, shown: bool) -> None:
-        """Shadow geometry for cases the shadow map cannot express (hidden caster, displaced shadow)."""
-        w = self.world
-        want = st.present and not st.held and st.casts_shadow and (
-            (not st.visible) or st.shadow_offset is not None) and w.scene.sun is not None
-        actor = self.shadow_actors.get(st.id)
-        az, el, day = w.daylight()
-        if not want or el <= 1.0 or day <= 0:
-            if actor is not None:
+    def _sync_ghost(self, st: ObjectState) -> None:
+        """The shadow-only stand-in of an object whose shadow does not come from where it is drawn: a
+        displaced shadow (its parts moved by the offset) or a hidden object that still casts one.  It
+        is baked into the shadow maps like the object would be and never drawn (`_shadow_replacements`),
+        so its shadow looks like any other and falls on whatever lies there."""
+        want = self.shadows and st.present and not st.held and st.casts_shadow and (
+            not st.visible or st.shadow_offset is not None)
+        actor = self.ghosts.get(st.id)
+        if not want:
+            if actor is not None and actor.GetVisibility():
                 actor.SetVisibility(False)
             return
-        d = self._sun_dir
         off = np.asarray(st.shadow_offset or (0.0, 0.0), dtype=float)
-        key = (self._pose_key.get(st.id), self._group_sig.get(st.id), d.tobytes(), off.tobytes(), round(day, 3))
-        if actor is not None and self._shadow_key.get(st.id) == key:
-            if not actor.GetVisibility():
-                actor.SetVisibility(True)
-            return
-        self._shadow_key[st.id] = key
-        import trimesh
-
-        meshes = []
-        for ps in st.parts.values():
-            mesh = w.mesh(ps).copy()
-            mesh.apply_transform(w.part_world(st, ps))
-            v = mesh.vertices
-            t = v[:, 2] / d[2]
-            v2 = v - t[:, None] * d[None, :]
-            v2[:, :2] += off
-            v2[:, 2] = 0.004
-            meshes.append(trimesh.Trimesh(v2, mesh.faces, process=False))
-        flat = trimesh.util.concatenate(meshes)
-        import pyvista as pv  # present: _poly imported it already
-
-        poly = pv.wrap(flat)
-        vtk = self.vtk
+        key = (self._pose_key.get(st.id), self._group_sig.get(st.id), off.tobytes())
         if actor is None:
-            actor = vtk.vtkActor()
-            actor.SetMapper(vtk.vtkPolyDataMapper())
+            actor = self.vtk.vtkActor()
+            actor.SetMapper(self._mapper(None))
+            _unlit(actor.GetProperty(), (0.0, 0.0, 0.0))
             self.ren.AddActor(actor)
-            self.shadow_actors[st.id] = actor
-        actor.GetMapper().SetInputData(poly)
-        g = np.asarray(w.material(w.scene.ground.material).color, dtype=float)
-        amb = w.scene.ambient * (0.35 + 0.65 * day)
-        _unlit(actor.GetProperty(), np.clip(g * amb, 0, 1))
-        actor.SetVisibility(True)
+            self.ghosts[st.id] = actor
+        self._set_shader(actor, "ghost", st.id)
+        if self._ghost_key.get(st.id) != key:  # the drawn actors' geometry where they stand, moved by the offset
+            self._ghost_key[st.id] = key
+            import pyvista as pv  # present: _poly imported it already
+
+            app = self.vtk.vtkAppendPolyData()
+            for g in self.groups.get(st.id, ()):
+                um = g.actor.GetUserMatrix()
+                m = np.array([[um.GetElement(i, j) for j in range(4)] for i in range(4)])
+                m[:2, 3] += off
+                app.AddInputData(pv.wrap(g.actor.GetMapper().GetInput()).transform(m, inplace=False))
+            app.Update()
+            actor.GetMapper().SetInputData(app.GetOutput())
+        if not actor.GetVisibility():
+            actor.SetVisibility(True)
 
     # --- frames -------------------------------------------------------------------------------------
     def _set_camera(self, cam: Camera) -> None:
@@ -726,10 +865,18 @@ class Renderer:
         self._set_camera(Camera(cam.eye, cam.yaw_deg, cam.pitch_deg, cam.hfov_deg))
         self.sync()
         if self.shadows:
-            self._occluder_keys()
             bake = self._need_bake(cam)
             self._passes.SetOpaquePass(self._bake_seq if bake else self._reuse_seq)
             self.ren.SetPass(self._passes)
+            # lamp maps need the baker's shaders on every prop, which it sets up on those the camera's
+            # culling kept only: bake them with culling off (a sun map needs no such help: "shadow shaders")
+            cull = not (bake and any(lt.GetPositional() and lt.GetConeAngle() < 90.0 for lt in self._lamp_lights
+                                     if lt.GetSwitch()))
+            cullers = self.ren.GetCullers()
+            if not cull and cullers.GetNumberOfItems():
+                cullers.RemoveAllItems()
+            elif cull and not cullers.GetNumberOfItems():
+                cullers.AddItem(self._culler)
         self.win.Render()
         return self._grab()
 
@@ -751,7 +898,7 @@ class Renderer:
             prop = actor.GetProperty()
             saved.append((actor, prop))
             actor.SetProperty(self._flat(id_color(self.world.objects[oid].index), prop))
-        shadow_vis = [(a, a.GetVisibility()) for a in self.shadow_actors.values()]
+        shadow_vis = [(a, a.GetVisibility()) for a in self.ghosts.values()]
         for a, _ in shadow_vis:
             a.SetVisibility(False)
         gprop = self._ground.GetProperty()
@@ -809,6 +956,11 @@ class Renderer:
         ndc = 2.0 * z - 1.0
         depth = 2.0 * NEAR * FAR / (FAR + NEAR - ndc * (FAR - NEAR))
         return np.where(z >= 1.0, np.inf, depth).astype(np.float32)
+
+
+def _shadow_role(st: ObjectState) -> str:
+    """How an object's drawn parts take part in the shadow maps (`_shadow_replacements`)."""
+    return "cast" if st.casts_shadow and st.shadow_offset is None else "self"
 
 
 def _spin_top(obj) -> float:

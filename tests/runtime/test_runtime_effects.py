@@ -89,8 +89,13 @@ def test_set_visible_hidden_but_shadow_and_collision_kept(make_env):
     c, p = pair(make_env, [crate], [eff], ["crate"])
     cam = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.5))
     assert count(c, ids_at(c, *cam), "crate") > 0 and count(p, ids_at(p, *cam), "crate") == 0
-    p.observe()
-    assert p.renderer.shadow_actors["crate"].GetVisibility()  # projected shadow of the hidden caster
+    def ground(env, x, y):  # the frame's colour where a ground point projects
+        img = rgb_at(env, (0.0, -3.0, 2.0), (x, y, 0.0), 10.0)
+        return img[55:65, 75:85].astype(float).mean()
+
+    shade = (3.71, -0.71)  # the sun (azimuth 135, elevation 50) throws the crate's shadow here
+    assert ground(p, *shade) == pytest.approx(ground(c, *shade), rel=0.1)  # the hidden crate's shadow stays
+    assert ground(p, *shade) < 0.8 * ground(p, 3.71, 1.5)
     assert "blocked" in p.step("move 4").outcome
 
 
