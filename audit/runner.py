@@ -106,11 +106,9 @@ def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: P
 
 
 def _error_kind(exc: BaseException) -> str:
-    try:
-        from .agents.openai_agent import ModelCallError
-    except ImportError:  # pragma: no cover - optional dependency missing
-        ModelCallError = ()  # noqa: N806
-    if ModelCallError and isinstance(exc, ModelCallError):
+    from .agents.openai_agent import ModelCallError  # imports the openai SDK only when a model is called
+
+    if isinstance(exc, ModelCallError):
         return "model"
     if isinstance(exc, WacError):
         return "usage"
@@ -187,10 +185,10 @@ def start_run(run: Path, build: Path, config: RunConfig, bundles: list[Path]) ->
 
 
 def _pipeline_check(config: RunConfig) -> bool:
-    from .agents.base import _REGISTRY
+    from .agents import agent_class
 
     names = [config.agent] + ([config.explorer] if config.explorer else [])
-    return any(n.partition(":")[0] == "oracle" for n in names if n.partition(":")[0] in _REGISTRY)
+    return any(agent_class(n).pipeline_check for n in names)
 
 
 def run_eval(build: str | Path, run: str | Path, config: RunConfig, jobs: int = 1, only: list[str] | None = None,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jsonschema
@@ -69,8 +69,6 @@ class SessionOptions:
     def __post_init__(self) -> None:
         if self.observation not in ("final", "film"):
             raise UsageError(f"observation must be 'final' or 'film', got {self.observation!r}")
-        if not self.example and self.hint is None:
-            raise UsageError("hint must be true or false")
         if not (0 < self.budget_multiplier <= 20):
             raise UsageError(f"budget multiplier must be in (0, 20], got {self.budget_multiplier}")
 
@@ -94,9 +92,12 @@ def read_bundle_context(bundle: Path) -> tuple[AgentContext, SelfCheckPlan | Non
     return ctx, plan
 
 
-def task_text(ctx: AgentContext, budget: int, options: SessionOptions) -> str:
-    """The textual part of the auditor's initial input (C.1): instructions, scene, hint, budget."""
-    instructions = ctx.instructions.replace(f"{ctx.budget_actions}-action", f"{budget}-action")
+def task_text(ctx: AgentContext, budget: int | None, options: SessionOptions) -> str:
+    """The textual part of the auditor's initial input (C.1): instructions, scene, hint, budget
+    (`budget` None: no environment actions, as in a review of a recording)."""
+    instructions = ctx.instructions
+    if budget is not None:
+        instructions = instructions.replace(f"{ctx.budget_actions}-action", f"{budget}-action")
     parts = ["# Auditing task", "", instructions, "", f"Scene: {ctx.scene_description}"]
     if ctx.interactive_objects:
         parts.append("Things you can interact with: " + ", ".join(ctx.interactive_objects) + ".")
@@ -104,7 +105,9 @@ def task_text(ctx: AgentContext, budget: int, options: SessionOptions) -> str:
         parts.append(f"Anomaly-type hint: {ctx.hint}")
     if ctx.anomaly_count > 1:
         parts.append(f"This scene contains {ctx.anomaly_count} anomalies.")
-    parts.append(f"Budget: {budget} environment actions (move, turn, look, interact, wait); the other tools are free.")
+    if budget is not None:
+        parts.append(f"Budget: {budget} environment actions (move, turn, look, interact, wait); "
+                     f"the other tools are free.")
     return "\n".join(parts)
 
 
@@ -126,6 +129,7 @@ class _Session:
         self.tool_counts: dict[str, int] = {}
         self.usage = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
         self.overhead_ms: list[float] = []
+        self.env_ms = 0.0  # time the current call spent in the environment step (not runner overhead)
         self._started = False
         self._validators = {t.name: jsonschema.Draft202012Validator(t.parameters) for t in self.tools}
         self._log = None
@@ -546,7 +550,7 @@ class ReviewSession(_Session):
 
     def initial_input(self) -> ToolResult:
         rec = self.recording
-        text = task_text(self.context, 0, self.options).split("\nBudget:")[0]
+        text = task_text(self.context, None, self.options)
         text += (f"\n\nYou are reviewing a first-person RECORDING of this world made by a separate explorer; you "
                  f"cannot act. It lasts {rec.duration_s:.1f} s of simulated time and is shown as "
                  f"{len(rec.frames)} frames, one every {rec.interval_s:g} s (reduced size; inspect a ref for full "
@@ -568,6 +572,3 @@ class ReviewSession(_Session):
     def _history_lines(self, first: int, last: int) -> list[str]:
         return list(self.recording.lines[max(0, first):last + 1])
 
-
-def replace_options(options: SessionOptions, **kw) -> SessionOptions:
-    return replace(options, **kw)

@@ -88,9 +88,6 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("done", "Finish the inspection.", _obj({"summary": {"type": "string"}}, ("summary",))),
 )
 
-REVIEW_ONLY_EXCLUDED = set(ENV_ACTIONS)
-
-
 def live_tools(*, example: bool = True) -> tuple[ToolSpec, ...]:
     """The interactive paradigm's tools (without `read_example` when the example is ablated)."""
     return tuple(t for t in LIVE_TOOLS if example or t.name != "read_example")
@@ -98,7 +95,7 @@ def live_tools(*, example: bool = True) -> tuple[ToolSpec, ...]:
 
 def review_tools(*, example: bool = True) -> tuple[ToolSpec, ...]:
     """The two-stage analyser's tools: everything but the environment actions."""
-    return tuple(t for t in live_tools(example=example) if t.name not in REVIEW_ONLY_EXCLUDED)
+    return tuple(t for t in live_tools(example=example) if t.name not in ENV_ACTIONS)
 
 
 def openai_tools(specs) -> list[dict]:

@@ -42,13 +42,19 @@ def agent_names() -> dict[str, str]:
     return {k: v[2] for k, v in _REGISTRY.items()}
 
 
-def make_agent(spec: str, **options) -> Agent:
-    """An agent from `NAME` or `NAME:ARG` (e.g. `replay:actions.txt`); options go to its constructor."""
-    name, _, arg = spec.partition(":")
+def agent_class(spec: str) -> type:
+    """The class behind `NAME` or `NAME:ARG`, without making an agent (e.g. to read `pipeline_check`)."""
+    name = spec.partition(":")[0]
     if name not in _REGISTRY:
         raise AgentError(f"unknown agent {name!r}; agents are: {', '.join(_REGISTRY)}")
     module, cls, _ = _REGISTRY[name]
-    kind = getattr(__import__(module, fromlist=[cls]), cls)
+    return getattr(__import__(module, fromlist=[cls]), cls)
+
+
+def make_agent(spec: str, **options) -> Agent:
+    """An agent from `NAME` or `NAME:ARG` (e.g. `replay:actions.txt`); options go to its constructor."""
+    kind = agent_class(spec)
+    arg = spec.partition(":")[2]
     if arg:
         options = {**options, "arg": arg}
     return kind(**options)
