@@ -28,9 +28,11 @@ from pathlib import Path
 
 RENDER_REVISION = 1  # bump when the way figures are rendered changes (invalidates caches)
 
-PREAMBLE = ("This demonstration comes from a different scene. It is supplied to show what this anomaly type "
-            "looks like, not a question you need to answer; do not report it as a bug in your scene and do not "
-            "cite its images as evidence.")
+PREAMBLE = (
+    "This demonstration comes from a different scene. It is supplied to show what this anomaly type "
+    "looks like, not a question you need to answer; do not report it as a bug in your scene and do not "
+    "cite its images as evidence."
+)
 
 
 @dataclass(frozen=True)
@@ -87,8 +89,9 @@ def _run(bundle: Path, plan, variant: str, upto: int | None, extra: str, width: 
     captioned = _captioned(plan)
     stop = captioned[upto] if upto is not None and captioned else None
     frames = []
-    with WorldEnv(bundle, variant=variant, seed=0, width=width, height=height, film_interval_s=None,
-                  budget=10_000) as env:
+    with WorldEnv(
+        bundle, variant=variant, seed=0, width=width, height=height, film_interval_s=None, budget=10_000
+    ) as env:
         for i, s in enumerate(plan.steps):
             if s.action != "mark":
                 env.try_step({"action": s.action, **s.args})
@@ -133,8 +136,13 @@ class ExampleLibrary:
     compiled from `taxonomy/examples/` into a temporary directory.
     """
 
-    def __init__(self, build_dir: str | Path | None = None, cache_dir: str | Path | None = None,
-                 width: int = 640, height: int = 480) -> None:
+    def __init__(
+        self,
+        build_dir: str | Path | None = None,
+        cache_dir: str | Path | None = None,
+        width: int = 640,
+        height: int = 480,
+    ) -> None:
         self.build_dir = Path(build_dir) if build_dir else None
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.width, self.height = int(width), int(height)
@@ -158,8 +166,10 @@ class ExampleLibrary:
     def _make(self, spec) -> Example:
         bundle = self._bundle(spec)
         pngs = self._figures(spec, bundle)
-        figures = tuple((f"Example figure {i} (demonstration scene, not your scene): {cap}", png)
-                        for i, (cap, png) in enumerate(zip(spec.demo.figures, pngs, strict=True), start=1))
+        figures = tuple(
+            (f"Example figure {i} (demonstration scene, not your scene): {cap}", png)
+            for i, (cap, png) in enumerate(zip(spec.demo.figures, pngs, strict=True), start=1)
+        )
         return Example(str(spec.id), example_text(spec), figures)
 
     # --- the demo bundle -------------------------------------------------------------------------
@@ -183,15 +193,19 @@ class ExampleLibrary:
         # `taxonomy/examples/<file>` as `wac build` does, so the bundle's version id is the same
         res = compile_project([taxonomy / "examples" / spec.demo.task], taxonomy.parent, out=out, jobs=1)
         if not res.ok or not res.index:
-            raise BundleError(f"the demonstration task {spec.demo.task} does not compile: "
-                              + "; ".join(d.message for d in res.diagnostics))
+            raise BundleError(
+                f"the demonstration task {spec.demo.task} does not compile: "
+                + "; ".join(d.message for d in res.diagnostics)
+            )
         return out / res.index[0]["id"]
 
     # --- figures and their cache -----------------------------------------------------------------
     def _key(self, spec, bundle: Path) -> str:
         manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-        choice = json.dumps({"figures": len(spec.demo.figures), "frames": spec.demo.frames,
-                             "rev": RENDER_REVISION}, sort_keys=True)
+        choice = json.dumps(
+            {"figures": len(spec.demo.figures), "frames": spec.demo.frames, "rev": RENDER_REVISION},
+            sort_keys=True,
+        )
         digest = hashlib.sha256(choice.encode()).hexdigest()[:12]
         return f"{manifest['version_id']}-{self.width}x{self.height}-{digest}"
 

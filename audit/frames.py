@@ -82,13 +82,17 @@ class FrameArchive:
         ref = str(ref).strip()
         m = REF.match(ref)
         if not m:
-            raise FrameRefError(f"{ref!r} is not a frame ref; refs look like a12 (final view of action 12) "
-                                f"or a12.f3 (film frame 3 of action 12)")
+            raise FrameRefError(
+                f"{ref!r} is not a frame ref; refs look like a12 (final view of action 12) "
+                f"or a12.f3 (film frame 3 of action 12)"
+            )
         if ref not in self._frames:
             action = int(m.group(1))
             have = [r for r in self._frames if REF.match(r).group(1) == str(action)]
             if not have:
                 last = max((int(REF.match(r).group(1)) for r in self._frames), default=0)
-                raise FrameRefError(f"no frame {ref}: there is no action {action} yet (frames a0..a{last} exist)")
+                raise FrameRefError(
+                    f"no frame {ref}: there is no action {action} yet (frames a0..a{last} exist)"
+                )
             raise FrameRefError(f"no frame {ref}; action {action} has {', '.join(have)}")
         return self._frames[ref]

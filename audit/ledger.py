@@ -46,8 +46,17 @@ class BugLedger:
         self._bugs: dict[str, Bug] = {}
         self.events: list[dict] = []
 
-    def flag(self, description: str, category: str, status: str, evidence, *, action: int, sim_time: float,
-             pose: dict | None = None) -> Bug:
+    def flag(
+        self,
+        description: str,
+        category: str,
+        status: str,
+        evidence,
+        *,
+        action: int,
+        sim_time: float,
+        pose: dict | None = None,
+    ) -> Bug:
         description = str(description).strip()
         if not description:
             raise LedgerError("flag_bug needs a non-empty description of what is wrong and where")
@@ -55,14 +64,23 @@ class BugLedger:
             raise LedgerError(f"category must be one of: {', '.join(CATEGORIES)}")
         if status not in ("suspect", "confirmed"):
             raise LedgerError("status must be 'suspect' or 'confirmed' (use update_bug to retract)")
-        bug = Bug(f"b{len(self._bugs) + 1}", description, category, status, tuple(evidence or ()), action,
-                  round(sim_time, 3), pose)
+        bug = Bug(
+            f"b{len(self._bugs) + 1}",
+            description,
+            category,
+            status,
+            tuple(evidence or ()),
+            action,
+            round(sim_time, 3),
+            pose,
+        )
         self._bugs[bug.id] = bug
         self.events.append({"event": "flag", **bug.as_dict()})
         return bug
 
-    def update(self, bug_id: str, *, description=None, status=None, evidence=None, action: int,
-               sim_time: float) -> Bug:
+    def update(
+        self, bug_id: str, *, description=None, status=None, evidence=None, action: int, sim_time: float
+    ) -> Bug:
         bug = self.get(bug_id)
         if bug.status == "retracted":
             raise LedgerError(f"{bug_id} is retracted and cannot be changed; flag a new bug instead")
@@ -77,7 +95,8 @@ class BugLedger:
             description=str(description).strip() if description is not None else bug.description,
             status=status or bug.status,
             evidence=tuple(evidence) if evidence is not None else bug.evidence,
-            action=action, sim_time=round(sim_time, 3),
+            action=action,
+            sim_time=round(sim_time, 3),
         )
         self._bugs[bug_id] = bug
         self.events.append({"event": "update", **bug.as_dict()})

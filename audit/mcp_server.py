@@ -42,6 +42,7 @@ _READ_ONLY = frozenset({"observe", "read_example", "inspect", "history", "list_b
 
 # --- stdout hygiene ------------------------------------------------------------------------------
 
+
 def _flush_c_stdio() -> None:
     """Flush C's stdio buffers: pybullet's printf output would otherwise leave at exit, onto the wire."""
     with contextlib.suppress(Exception):
@@ -67,53 +68,64 @@ def stdout_to_stderr():
 
 # --- the server ----------------------------------------------------------------------------------
 
+
 def instructions(session: AuditSession) -> str:
     """The auditing rules a harness puts in front of its model: generic, with nothing of the task's ground truth."""
     names = {t.name for t in session.tools}
-    film = ("the film frames taken during the action are shown too" if session.options.observation == "film"
-            else "film frames taken during the action are archived for inspect")
-    example = ("read_example re-reads the in-context demonstration of this task's anomaly type (definition, images, "
-               "reference answer); it is not evidence from this world. " if "read_example" in names else "")
-    return "\n".join([
-        "You are a game QA tester controlling a first-person agent in a 3D world through the tools of this "
-        "server. Find the bugs in this world (things that look or behave wrong) and report each distinct one "
-        "with evidence.",
-        "",
-        "Start by calling observe: its first call delivers your task (instructions, scene description, what you "
-        "are looking for, the action budget) and the start view a0. " + example
-        + "Call observe again at any time (for example after context compaction) to re-read the task, the "
-        "current view, the remaining budget, your notes and your bug list.",
-        "",
-        f"Environment actions (each uses one of your {session.budget} actions and advances simulated time): "
-        "move(distance_m, direction) walks forward or back and stops early at obstacles; turn(degrees) turns "
-        "in place, positive = right; look(degrees) tilts the view, positive = down; interact presses, uses or "
-        "opens what you are aiming at within about 3 m; wait(seconds) stands still and watches. All other "
-        "tools are free and do not advance time.",
-        "",
-        f"Observation: after each environment action you receive the first-person view taken when it has "
-        f"finished; {film}. Every frame has a ref: aN is the view after action N (a0 the start view), aN.fK the "
-        "K-th film frame taken during action N. Each image comes with a text block giving its ref, pose and "
-        "time; cite refs as evidence.",
-        "",
-        "Memory: every frame is archived. inspect(refs, region) brings up to 4 frames back at full resolution, "
-        "optionally zoomed into a region; history(from_action, to_action) re-reads what you did and observed; "
-        "write_notes appends durable notes that observe shows again.",
-        "",
-        "Bug reports: flag_bug(description, category, status, evidence) files a bug at your position and returns "
-        "its id; say which object, what is wrong and how you know. update_bug changes a report or retracts it; "
-        "list_bugs lists them. 'confirmed' is your own assessment, not a ground-truth verdict.",
-        "",
-        "Rules:",
-        "- Actively test the area: walk through it, view things from more than one angle, use wait to watch "
-        "things over time, use interact on mechanisms. If a move travels much less than asked while nothing "
-        "solid is visibly in the way, that is evidence of an invisible blocker.",
-        "- Inspect objects from 2-4 metres away so the whole object and its surroundings fit in view; use look "
-        "up or down when needed. Verify every claim against the actual images.",
-        "- For something that changes over time or after an interaction, describe the change and its condition.",
-        "- Do not flag normal objects: not every unusual object is a bug.",
-        "- Everything you need comes through these tools; they take frame refs, never file paths.",
-        "- Finish with done(summary) when the inspection is complete.",
-    ])
+    film = (
+        "the film frames taken during the action are shown too"
+        if session.options.observation == "film"
+        else "film frames taken during the action are archived for inspect"
+    )
+    example = (
+        "read_example re-reads the in-context demonstration of this task's anomaly type (definition, images, "
+        "reference answer); it is not evidence from this world. "
+        if "read_example" in names
+        else ""
+    )
+    return "\n".join(
+        [
+            "You are a game QA tester controlling a first-person agent in a 3D world through the tools of this "
+            "server. Find the bugs in this world (things that look or behave wrong) and report each distinct one "
+            "with evidence.",
+            "",
+            "Start by calling observe: its first call delivers your task (instructions, scene description, what you "
+            "are looking for, the action budget) and the start view a0. "
+            + example
+            + "Call observe again at any time (for example after context compaction) to re-read the task, the "
+            "current view, the remaining budget, your notes and your bug list.",
+            "",
+            f"Environment actions (each uses one of your {session.budget} actions and advances simulated time): "
+            "move(distance_m, direction) walks forward or back and stops early at obstacles; turn(degrees) turns "
+            "in place, positive = right; look(degrees) tilts the view, positive = down; interact presses, uses or "
+            "opens what you are aiming at within about 3 m; wait(seconds) stands still and watches. All other "
+            "tools are free and do not advance time.",
+            "",
+            f"Observation: after each environment action you receive the first-person view taken when it has "
+            f"finished; {film}. Every frame has a ref: aN is the view after action N (a0 the start view), aN.fK the "
+            "K-th film frame taken during action N. Each image comes with a text block giving its ref, pose and "
+            "time; cite refs as evidence.",
+            "",
+            "Memory: every frame is archived. inspect(refs, region) brings up to 4 frames back at full resolution, "
+            "optionally zoomed into a region; history(from_action, to_action) re-reads what you did and observed; "
+            "write_notes appends durable notes that observe shows again.",
+            "",
+            "Bug reports: flag_bug(description, category, status, evidence) files a bug at your position and returns "
+            "its id; say which object, what is wrong and how you know. update_bug changes a report or retracts it; "
+            "list_bugs lists them. 'confirmed' is your own assessment, not a ground-truth verdict.",
+            "",
+            "Rules:",
+            "- Actively test the area: walk through it, view things from more than one angle, use wait to watch "
+            "things over time, use interact on mechanisms. If a move travels much less than asked while nothing "
+            "solid is visibly in the way, that is evidence of an invisible blocker.",
+            "- Inspect objects from 2-4 metres away so the whole object and its surroundings fit in view; use look "
+            "up or down when needed. Verify every claim against the actual images.",
+            "- For something that changes over time or after an interaction, describe the change and its condition.",
+            "- Do not flag normal objects: not every unusual object is a bug.",
+            "- Everything you need comes through these tools; they take frame refs, never file paths.",
+            "- Finish with done(summary) when the inspection is complete.",
+        ]
+    )
 
 
 def image_label(ref: str, caption: str) -> str:
@@ -128,8 +140,9 @@ def to_mcp(result: ToolResult):
     content: list = [TextContent(type="text", text=result.text)]
     for item in result.images:
         content.append(TextContent(type="text", text=image_label(item.ref, item.caption)))
-        content.append(ImageContent(type="image", data=base64.b64encode(item.png).decode("ascii"),
-                                    mime_type="image/png"))
+        content.append(
+            ImageContent(type="image", data=base64.b64encode(item.png).decode("ascii"), mime_type="image/png")
+        )
     return CallToolResult(content=content, is_error=result.error)
 
 
@@ -171,23 +184,36 @@ def build_server(session: AuditSession, *, name: str = SERVER_NAME):
                 result = session.call(spec.name, _unquote_json_args(spec.parameters, arguments))
             except Exception:  # a bug in wac: report it on stderr, give the agent a plain error, keep serving
                 traceback.print_exc(file=sys.stderr)
-                result = ToolResult(f"ERROR: internal error while running {spec.name}; the server keeps "
-                                    "running, try another call", error=True)
+                result = ToolResult(
+                    f"ERROR: internal error while running {spec.name}; the server keeps "
+                    "running, try another call",
+                    error=True,
+                )
             finally:
                 _flush_c_stdio()
             return to_mcp(result)
 
         return call
 
-    tools = [Tool(fn=handler(spec), name=spec.name, description=spec.description,
-                  parameters=spec.parameters, fn_metadata=FuncMetadata(arg_model=RawArguments), is_async=True,
-                  annotations=ToolAnnotations(read_only_hint=spec.name in _READ_ONLY,
-                                              destructive_hint=False, open_world_hint=False))
-             for spec in session.tools]
+    tools = [
+        Tool(
+            fn=handler(spec),
+            name=spec.name,
+            description=spec.description,
+            parameters=spec.parameters,
+            fn_metadata=FuncMetadata(arg_model=RawArguments),
+            is_async=True,
+            annotations=ToolAnnotations(
+                read_only_hint=spec.name in _READ_ONLY, destructive_hint=False, open_world_hint=False
+            ),
+        )
+        for spec in session.tools
+    ]
     return MCPServer(name, instructions=instructions(session), tools=tools, log_level="WARNING")
 
 
 # --- examples, episode directory, command line ----------------------------------------------------
+
 
 def load_examples(build_dir: Path, options: SessionOptions, category: str | None):
     """The taxonomy's in-context examples from the demo bundles in `build_dir`, with this task's example
@@ -201,8 +227,10 @@ def load_examples(build_dir: Path, options: SessionOptions, category: str | None
         if library.get(category) is None:  # rendered now, so the first observe is quick and cannot fail on it
             raise LookupError(f"no demonstration for category {category!r}")
     except Exception as exc:  # the example is guidance, not the task: serve without it rather than not at all
-        print(f"wac mcp: note: no in-context example ({type(exc).__name__}: {exc}); serving without one",
-              file=sys.stderr)
+        print(
+            f"wac mcp: note: no in-context example ({type(exc).__name__}: {exc}); serving without one",
+            file=sys.stderr,
+        )
         return None
     return library
 
@@ -217,8 +245,10 @@ def episode_dir(out: str | None, cwd: Path) -> Path:
     if out:
         path = Path(out)
         if _inside(path, cwd):
-            raise UsageError(f"--out {out} lies inside the current directory, the agent's working directory; "
-                             "record the episode elsewhere so the agent cannot read it")
+            raise UsageError(
+                f"--out {out} lies inside the current directory, the agent's working directory; "
+                "record the episode elsewhere so the agent cannot read it"
+            )
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise UsageError(f"--out {out} must be a new or empty directory")
         path.mkdir(parents=True, exist_ok=True)
@@ -226,8 +256,10 @@ def episode_dir(out: str | None, cwd: Path) -> Path:
     path = Path(tempfile.mkdtemp(prefix="wac-mcp-"))
     if _inside(path, cwd):
         path.rmdir()
-        raise UsageError(f"the temporary directory {path.parent} lies inside the current directory; "
-                         "pass --out DIR outside it")
+        raise UsageError(
+            f"the temporary directory {path.parent} lies inside the current directory; "
+            "pass --out DIR outside it"
+        )
     return path
 
 
@@ -236,16 +268,25 @@ def check_bundle(bundle: str) -> Path:
     if not path.exists():
         raise UsageError(f"no such bundle: {bundle}")
     if not path.is_dir() or not (path / "task.json").is_file():
-        raise UsageError(f"{bundle} is not a task bundle (a directory with task.json; build one with `wac build`)")
+        raise UsageError(
+            f"{bundle} is not a task bundle (a directory with task.json; build one with `wac build`)"
+        )
     if not (path / "agent" / "context.json").is_file():
         raise UsageError(f"{bundle} has no agent/context.json; rebuild it with `wac build`")
     return path.resolve()
 
 
 def options_from(args) -> SessionOptions:
-    return SessionOptions(example=not args.no_example and not args.no_hint, hint=not args.no_hint,
-                          budget_multiplier=args.budget_multiplier, closer_start=args.closer_start,
-                          observation=args.observation, seed=args.seed, width=args.width, height=args.height)
+    return SessionOptions(
+        example=not args.no_example and not args.no_hint,
+        hint=not args.no_hint,
+        budget_multiplier=args.budget_multiplier,
+        closer_start=args.closer_start,
+        observation=args.observation,
+        seed=args.seed,
+        width=args.width,
+        height=args.height,
+    )
 
 
 def open_session(args) -> AuditSession:
@@ -256,8 +297,11 @@ def open_session(args) -> AuditSession:
     options = options_from(args)
     cwd = Path.cwd()
     if _inside(bundle, cwd):
-        print("wac mcp: warning: the bundle lies inside the current directory; an agent working here can read "
-              "its ground truth (start the harness in another directory)", file=sys.stderr)
+        print(
+            "wac mcp: warning: the bundle lies inside the current directory; an agent working here can read "
+            "its ground truth (start the harness in another directory)",
+            file=sys.stderr,
+        )
     build = Path(args.build) if args.build else bundle.parent
     out = episode_dir(args.out, cwd)
     examples = None
@@ -291,8 +335,10 @@ def _stop(signum, frame) -> None:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     session = open_session(args)
-    print(f"wac mcp: serving {len(session.tools)} tools on stdio; recording the episode to {session.out}",
-          file=sys.stderr)
+    print(
+        f"wac mcp: serving {len(session.tools)} tools on stdio; recording the episode to {session.out}",
+        file=sys.stderr,
+    )
     previous = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGINT)}
     stopped = None
     try:
@@ -323,23 +369,41 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add `mcp` to an argparse sub-parser collection."""
-    p = subparsers.add_parser("mcp", help="serve one auditor session over MCP (stdio) to an agent harness",
-                              description="Serve one auditing episode of BUNDLE to an MCP client over stdio "
-                                          "(Claude Code, Codex CLI, Gemini CLI, ...). See docs/mcp.md.")
+    p = subparsers.add_parser(
+        "mcp",
+        help="serve one auditor session over MCP (stdio) to an agent harness",
+        description="Serve one auditing episode of BUNDLE to an MCP client over stdio "
+        "(Claude Code, Codex CLI, Gemini CLI, ...). See docs/mcp.md.",
+    )
     p.add_argument("bundle", metavar="BUNDLE", help="compiled task bundle directory (build/<task id>)")
-    p.add_argument("--out", metavar="EPISODE_DIR",
-                   help="new or empty episode directory outside the working directory (default: a fresh "
-                        "temporary directory, printed on stderr)")
+    p.add_argument(
+        "--out",
+        metavar="EPISODE_DIR",
+        help="new or empty episode directory outside the working directory (default: a fresh "
+        "temporary directory, printed on stderr)",
+    )
     p.add_argument("--no-example", action="store_true", help="ablation: no in-context example")
     p.add_argument("--no-hint", action="store_true", help="ablation: no example and no anomaly-type hint")
-    p.add_argument("--budget-multiplier", type=float, default=1.0, metavar="X",
-                   help="scale the task's action budget (default 1)")
+    p.add_argument(
+        "--budget-multiplier",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="scale the task's action budget (default 1)",
+    )
     p.add_argument("--closer-start", action="store_true", help="ablation: start at the exposing view point")
-    p.add_argument("--observation", choices=("final", "film"), default="final",
-                   help="final: the final view inline, film frames archived for inspect (default); film: both inline")
+    p.add_argument(
+        "--observation",
+        choices=("final", "film"),
+        default="final",
+        help="final: the final view inline, film frames archived for inspect (default); film: both inline",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=480)
-    p.add_argument("--build", metavar="BUILD_DIR",
-                   help="where the demo bundles for the in-context example live (default: the bundle's parent)")
+    p.add_argument(
+        "--build",
+        metavar="BUILD_DIR",
+        help="where the demo bundles for the in-context example live (default: the bundle's parent)",
+    )
     p.set_defaults(func=cmd_mcp)

@@ -43,7 +43,10 @@ PIPELINE_LABEL = "PIPELINE CHECK (the agent reads ground truth; not an auditing 
 # onto wac's scene types: indoor houses 7 m, industrial sites 12 m, city, historical towns 14 m,
 # nature 16 m.
 DISTANCE_LIMIT_M: dict[str, float] = {
-    SceneType.indoor: 7.0, SceneType.industrial: 12.0, SceneType.urban: 14.0, SceneType.historical: 14.0,
+    SceneType.indoor: 7.0,
+    SceneType.industrial: 12.0,
+    SceneType.urban: 14.0,
+    SceneType.historical: 14.0,
     SceneType.natural: 16.0,
 }
 COS_HALF_HFOV = 0.75  # horizontal: cos(angle to the view direction) >= 0.75, i.e. within 41.41 deg
@@ -83,7 +86,9 @@ def trajectory_frames(traj: Path) -> list[ViewFrame]:
         n = s.get("step", 0)
         for k, fr in enumerate(s.get("film") or (), start=1):
             if fr.get("pose"):
-                out.append(ViewFrame(f"a{n}.f{k}", float(fr.get("t_sim", 0.0)), fr["pose"], s.get("action", "")))
+                out.append(
+                    ViewFrame(f"a{n}.f{k}", float(fr.get("t_sim", 0.0)), fr["pose"], s.get("action", ""))
+                )
         if s.get("pose"):
             out.append(ViewFrame(f"a{n}", float(s.get("sim_time", 0.0)), s["pose"], s.get("action", "start")))
     return out
@@ -153,10 +158,16 @@ class Coverage:
     limit_m: float
 
     def as_dict(self) -> dict:
-        return {"covered": self.covered, "frames": self.frames, "covered_frames": self.covered_frames,
-                "exposure": round(self.exposure, 4), "exposed": self.exposed, "first_ref": self.first_ref,
-                "min_distance_m": None if self.min_distance_m is None else round(self.min_distance_m, 3),
-                "limit_m": self.limit_m}
+        return {
+            "covered": self.covered,
+            "frames": self.frames,
+            "covered_frames": self.covered_frames,
+            "exposure": round(self.exposure, 4),
+            "exposed": self.exposed,
+            "first_ref": self.first_ref,
+            "min_distance_m": None if self.min_distance_m is None else round(self.min_distance_m, 3),
+            "limit_m": self.limit_m,
+        }
 
 
 def _exposed(frames: list[ViewFrame], hits: list[bool], target: Target, evidence: tuple[str, ...]) -> bool:
@@ -188,8 +199,10 @@ def _exposed(frames: list[ViewFrame], hits: list[bool], target: Target, evidence
         if kind == "interaction":
             if any(dist(f) <= target.radius_m + CONTACT_M for f in frames):
                 return True
-            if any(h and f.action == "interact" and dist(f) <= target.radius_m + REACH_M
-                   for f, h in zip(frames, hits, strict=True)):
+            if any(
+                h and f.action == "interact" and dist(f) <= target.radius_m + REACH_M
+                for f, h in zip(frames, hits, strict=True)
+            ):
                 return True
         if kind == "revisit" and len(seen) >= 2:
             gap_start = None
@@ -205,19 +218,34 @@ def _exposed(frames: list[ViewFrame], hits: list[bool], target: Target, evidence
     return False
 
 
-def coverage(frames: list[ViewFrame], target: Target, eye_height_m: float, limit_m: float,
-             evidence: tuple[str, ...] = ("single_view",)) -> Coverage:
+def coverage(
+    frames: list[ViewFrame],
+    target: Target,
+    eye_height_m: float,
+    limit_m: float,
+    evidence: tuple[str, ...] = ("single_view",),
+) -> Coverage:
     if target.point is None:
         hits = [True] * len(frames)
         dmin = None
     else:
         hits = [covers(f.pose, target.point, eye_height_m, limit_m) for f in frames]
-        dmin = min((math.hypot(target.point[0] - f.pose["x"], target.point[1] - f.pose["y"]) for f in frames),
-                   default=None)
+        dmin = min(
+            (math.hypot(target.point[0] - f.pose["x"], target.point[1] - f.pose["y"]) for f in frames),
+            default=None,
+        )
     n, k = len(frames), sum(hits)
     first = next((f.ref for f, h in zip(frames, hits, strict=True) if h), None)
-    return Coverage(k > 0, n, k, k / n if n else 0.0, _exposed(frames, hits, target, evidence) if n else False,
-                    first, dmin, limit_m)
+    return Coverage(
+        k > 0,
+        n,
+        k,
+        k / n if n else 0.0,
+        _exposed(frames, hits, target, evidence) if n else False,
+        first,
+        dmin,
+        limit_m,
+    )
 
 
 # --- one task --------------------------------------------------------------------------------------
@@ -245,11 +273,17 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
     d = run / "tasks" / tid
     b = bundle_dir(d, meta)
     if b is None:
-        raise UsageError(f"no bundle for task {tid!r} (run.json build: {meta.get('build')}); "
-                         f"the metrics need the task's task.json")
+        raise UsageError(
+            f"no bundle for task {tid!r} (run.json build: {meta.get('build')}); "
+            f"the metrics need the task's task.json"
+        )
     task = CompiledTask.model_validate_json((b / "task.json").read_text(encoding="utf-8"))
     plan_file = b / "selfcheck.json"
-    plan = SelfCheckPlan.model_validate_json(plan_file.read_text(encoding="utf-8")) if plan_file.is_file() else None
+    plan = (
+        SelfCheckPlan.model_validate_json(plan_file.read_text(encoding="utf-8"))
+        if plan_file.is_file()
+        else None
+    )
     anchor_i = next((i for i, a in enumerate(task.anomalies) if a.anchor), 0)
     anchor = task.anomalies[anchor_i]
     report = _load_json(d / "report.json")
@@ -270,9 +304,13 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
     entries = (judgment or {}).get("entries") or []
     scores = [e.get("score") for e in entries]
     row = {
-        "task_id": tid, "family": anchor.family, "category": anchor.category,
-        "scene_type": task.scene.scene_type.value, "scene": task.scene.name,
-        "anomalies": len(task.anomalies), "multi_anomaly": task.meta.multi_anomaly or len(task.anomalies) > 1,
+        "task_id": tid,
+        "family": anchor.family,
+        "category": anchor.category,
+        "scene_type": task.scene.scene_type.value,
+        "scene": task.scene.name,
+        "anomalies": len(task.anomalies),
+        "multi_anomaly": task.meta.multi_anomaly or len(task.anomalies) > 1,
         "status": status,
         "success": bool(judgment.get("success")) if status == "judged" else None,
         "all_success": bool(judgment.get("all_success")) if status == "judged" else None,
@@ -281,8 +319,14 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
         "judge_error": judgment.get("error") if status == "judge_error" else None,
         "episode_error": (error or {}).get("kind", "error") if status == "episode_error" else None,
         "bugs": len((report or {}).get("bugs") or ()),
-        "actions_used": None, "budget": None, "tool_calls": None, "usage": None, "judge_usage": None,
-        "coverage": None, "anomaly_coverage": [], "view_point_visited": None,
+        "actions_used": None,
+        "budget": None,
+        "tool_calls": None,
+        "usage": None,
+        "judge_usage": None,
+        "coverage": None,
+        "anomaly_coverage": [],
+        "view_point_visited": None,
     }
     if report is not None:
         acting = explore if report.get("paradigm") == "two-stage" and explore is not None else report
@@ -304,13 +348,15 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
                 evidence = ("single_view",)
             tgt = anomaly_target(task, i, plan)
             cov = coverage(frames, tgt, eye, limit, evidence)
-            row["anomaly_coverage"].append({"anchor": a.anchor, "category": a.category, "target": tgt.source,
-                                            **cov.as_dict()})
+            row["anomaly_coverage"].append(
+                {"anchor": a.anchor, "category": a.category, "target": tgt.source, **cov.as_dict()}
+            )
         row["coverage"] = row["anomaly_coverage"][anchor_i]
         if plan is not None:
             vx, vy = plan.view_point
-            row["view_point_visited"] = any(math.hypot(f.pose["x"] - vx, f.pose["y"] - vy) <= VIEW_POINT_RADIUS_M
-                                            for f in frames)
+            row["view_point_visited"] = any(
+                math.hypot(f.pose["x"] - vx, f.pose["y"] - vy) <= VIEW_POINT_RADIUS_M for f in frames
+            )
     return row
 
 
@@ -342,9 +388,15 @@ def _cell(rows: list[dict]) -> dict:
     wins = sum(1 for r in judged if r["success"])
     cov = [r["coverage"]["covered"] for r in rows if r["coverage"] is not None]
     jc = [r for r in judged if r["coverage"] is not None and r["coverage"]["covered"]]
-    return {"tasks": len(rows), "judged": len(judged), "success": wins, "sr": _rate(wins, len(judged)),
-            "covered": sum(cov), "coverage": _rate(sum(cov), len(cov)),
-            "sr_covered": _rate(sum(1 for r in jc if r["success"]), len(jc))}
+    return {
+        "tasks": len(rows),
+        "judged": len(judged),
+        "success": wins,
+        "sr": _rate(wins, len(judged)),
+        "covered": sum(cov),
+        "coverage": _rate(sum(cov), len(cov)),
+        "sr_covered": _rate(sum(1 for r in jc if r["success"]), len(jc)),
+    }
 
 
 def _groups(rows: list[dict], key: str, order: list[str]) -> dict:
@@ -365,29 +417,41 @@ def summarise(rows: list[dict]) -> dict:
     reporting = [u for u in usage if u["calls"] or u["prompt_tokens"] or u["completion_tokens"]]
     judge_usage = [r["judge_usage"] for r in rows if r["judge_usage"]]
     vp = [r["view_point_visited"] for r in rows if r["view_point_visited"] is not None]
-    count = {s: sum(1 for r in rows if r["status"] == s)
-             for s in ("judged", "episode_error", "judge_error", "unjudged", "missing")}
+    count = {
+        s: sum(1 for r in rows if r["status"] == s)
+        for s in ("judged", "episode_error", "judge_error", "unjudged", "missing")
+    }
     return {
-        "tasks": len(rows), **count, "success": wins,
+        "tasks": len(rows),
+        **count,
+        "success": wins,
         "sr": _rate(wins, len(judged)),
         "sr_all_tasks": _rate(wins, len(rows)),
-        "coverage": _rate(len(covered), len(with_cov)), "covered": len(covered), "coverage_known": len(with_cov),
+        "coverage": _rate(len(covered), len(with_cov)),
+        "covered": len(covered),
+        "coverage_known": len(with_cov),
         "exposure_mean": _mean(r["coverage"]["exposure"] for r in with_cov),
         "exposed": _rate(sum(1 for r in with_cov if r["coverage"]["exposed"]), len(with_cov)),
         "view_point_visited": _rate(sum(vp), len(vp)),
-        "sr_covered": _rate(sum(1 for r in jc if r["success"]), len(jc)), "judged_covered": len(jc),
-        "sr_uncovered": _rate(sum(1 for r in ju if r["success"]), len(ju)), "judged_uncovered": len(ju),
+        "sr_covered": _rate(sum(1 for r in jc if r["success"]), len(jc)),
+        "judged_covered": len(jc),
+        "sr_uncovered": _rate(sum(1 for r in ju if r["success"]), len(ju)),
+        "judged_uncovered": len(ju),
         "actions_mean": _mean(r["actions_used"] for r in rows),
         "actions_median": _median(r["actions_used"] for r in rows),
         "tool_calls_mean": _mean(r["tool_calls"] for r in rows),
         "tool_calls_median": _median(r["tool_calls"] for r in rows),
-        "tokens": {"prompt": sum(u["prompt_tokens"] for u in reporting),
-                   "completion": sum(u["completion_tokens"] for u in reporting),
-                   "tasks_reporting": len(reporting),
-                   "mean_per_task": _mean(u["prompt_tokens"] + u["completion_tokens"] for u in reporting)},
-        "judge_tokens": {"prompt": sum(u["prompt_tokens"] for u in judge_usage),
-                         "completion": sum(u["completion_tokens"] for u in judge_usage),
-                         "calls": sum(u["calls"] for u in judge_usage)},
+        "tokens": {
+            "prompt": sum(u["prompt_tokens"] for u in reporting),
+            "completion": sum(u["completion_tokens"] for u in reporting),
+            "tasks_reporting": len(reporting),
+            "mean_per_task": _mean(u["prompt_tokens"] + u["completion_tokens"] for u in reporting),
+        },
+        "judge_tokens": {
+            "prompt": sum(u["prompt_tokens"] for u in judge_usage),
+            "completion": sum(u["completion_tokens"] for u in judge_usage),
+            "calls": sum(u["calls"] for u in judge_usage),
+        },
     }
 
 
@@ -398,10 +462,12 @@ def multi_anomaly(rows: list[dict]) -> dict | None:
     out = {}
     for n in sorted({r["anomalies"] for r in rows}):
         judged = [r for r in rows if r["anomalies"] == n and r["status"] == "judged"]
-        out[str(n)] = {"runs": len(judged),
-                       "anchor_sr": _rate(sum(1 for r in judged if r["success"]), len(judged)),
-                       "all_anomaly_sr": _rate(sum(1 for r in judged if r["all_success"]), len(judged)),
-                       "target_recall": _rate(sum(r["found"] for r in judged), n * len(judged))}
+        out[str(n)] = {
+            "runs": len(judged),
+            "anchor_sr": _rate(sum(1 for r in judged if r["success"]), len(judged)),
+            "all_anomaly_sr": _rate(sum(1 for r in judged if r["all_success"]), len(judged)),
+            "target_recall": _rate(sum(r["found"] for r in judged), n * len(judged)),
+        }
     return out
 
 
@@ -416,18 +482,29 @@ def run_metrics(run: str | Path) -> dict:
     judges = sorted({r["judge"] for r in rows if r["judge"]})
     return {
         "format": METRICS_FORMAT,
-        "run": {"name": run.resolve().name, "agent": meta.get("agent"), "paradigm": meta.get("paradigm"),
-                "explorer": meta.get("explorer"), "pipeline_check": pipeline,
-                "label": PIPELINE_LABEL if pipeline else None,
-                "options": {k: opts.get(k) for k in ("example", "hint", "budget_multiplier", "closer_start",
-                                                     "observation", "seed") if k in opts},
-                "judges": judges},
+        "run": {
+            "name": run.resolve().name,
+            "agent": meta.get("agent"),
+            "paradigm": meta.get("paradigm"),
+            "explorer": meta.get("explorer"),
+            "pipeline_check": pipeline,
+            "label": PIPELINE_LABEL if pipeline else None,
+            "options": {
+                k: opts.get(k)
+                for k in ("example", "hint", "budget_multiplier", "closer_start", "observation", "seed")
+                if k in opts
+            },
+            "judges": judges,
+        },
         "summary": summarise(rows),
         "by_family": _groups(rows, "family", [f.id.value for f in reg.families]),
         "by_category": _groups(rows, "category", [c.id.value for c in reg.categories]),
         "by_scene_type": _groups(rows, "scene_type", [s.value for s in SceneType]),
         "multi_anomaly": multi_anomaly(rows),
-        "definitions": {"coverage_distance_limit_m": {k.value: v for k, v in DISTANCE_LIMIT_M.items()},
-                        "coverage_half_hfov_deg": round(HALF_HFOV_DEG, 2), "coverage_half_vfov_deg": HALF_VFOV_DEG},
+        "definitions": {
+            "coverage_distance_limit_m": {k.value: v for k, v in DISTANCE_LIMIT_M.items()},
+            "coverage_half_hfov_deg": round(HALF_HFOV_DEG, 2),
+            "coverage_half_vfov_deg": HALF_VFOV_DEG,
+        },
         "tasks": rows,
     }

@@ -47,17 +47,26 @@ def _table(head: list[str], rows: list[list[str]]) -> list[str]:
 def _overall(m: dict) -> list[list[str]]:
     s = m["summary"]
     tok = s["tokens"]
-    tokens = (f"{tok['prompt']} prompt + {tok['completion']} completion ({tok['tasks_reporting']} task(s) reporting)"
-              if tok["tasks_reporting"] else "not reported")
+    tokens = (
+        f"{tok['prompt']} prompt + {tok['completion']} completion ({tok['tasks_reporting']} task(s) reporting)"
+        if tok["tasks_reporting"]
+        else "not reported"
+    )
     return [
         ["success rate (SR)", f"{pct(s['sr'])} ({s['success']}/{s['judged']} judged)"],
-        ["SR over all tasks (errors and unjudged as failures)", f"{pct(s['sr_all_tasks'])} ({s['success']}/{s['tasks']})"],
+        [
+            "SR over all tasks (errors and unjudged as failures)",
+            f"{pct(s['sr_all_tasks'])} ({s['success']}/{s['tasks']})",
+        ],
         ["geometric coverage (App. E)", f"{pct(s['coverage'])} ({s['covered']}/{s['coverage_known']})"],
         ["exposure (mean fraction of frames covering the target)", num(s["exposure_mean"], 3)],
         ["exposed (evidence kinds met)", pct(s["exposed"])],
         ["exposing view point visited", pct(s["view_point_visited"])],
-        ["SR on covered / uncovered tasks", f"{pct(s['sr_covered'])} ({s['judged_covered']}) / "
-                                            f"{pct(s['sr_uncovered'])} ({s['judged_uncovered']})"],
+        [
+            "SR on covered / uncovered tasks",
+            f"{pct(s['sr_covered'])} ({s['judged_covered']}) / "
+            f"{pct(s['sr_uncovered'])} ({s['judged_uncovered']})",
+        ],
         ["actions used (mean / median)", f"{num(s['actions_mean'])} / {num(s['actions_median'])}"],
         ["tool calls (mean / median)", f"{num(s['tool_calls_mean'])} / {num(s['tool_calls_median'])}"],
         ["tokens", tokens],
@@ -68,8 +77,10 @@ def _overall(m: dict) -> list[list[str]]:
 
 
 def _group_rows(groups: dict) -> list[list[str]]:
-    return [[_words(k), str(g["tasks"]), str(g["judged"]), f"{pct(g['sr'])} ({g['success']})", pct(g["coverage"])]
-            for k, g in groups.items()]
+    return [
+        [_words(k), str(g["tasks"]), str(g["judged"]), f"{pct(g['sr'])} ({g['success']})", pct(g["coverage"])]
+        for k, g in groups.items()
+    ]
 
 
 def _result(r: dict) -> str:
@@ -84,12 +95,18 @@ def render_markdown(m: dict) -> str:
     r, s = m["run"], m["summary"]
     lines = [f"# wac evaluation report: {r['name']}", ""]
     if r["pipeline_check"]:
-        lines += [f"> **{PIPELINE_LABEL}.** This run uses an agent that replays the self-check plan and "
-                  f"files the rubric's finding: its numbers check the pipeline end to end.", ""]
+        lines += [
+            f"> **{PIPELINE_LABEL}.** This run uses an agent that replays the self-check plan and "
+            f"files the rubric's finding: its numbers check the pipeline end to end.",
+            "",
+        ]
     opts = ", ".join(f"{k} {v}" for k, v in r["options"].items())
-    lines += [f"Agent: `{r['agent']}` · paradigm: {r['paradigm']}"
-              + (f" · explorer: `{r['explorer']}`" if r.get("explorer") else "")
-              + f" · judge: {', '.join(r['judges']) or 'not judged yet'} · tasks: {s['tasks']}", ""]
+    lines += [
+        f"Agent: `{r['agent']}` · paradigm: {r['paradigm']}"
+        + (f" · explorer: `{r['explorer']}`" if r.get("explorer") else "")
+        + f" · judge: {', '.join(r['judges']) or 'not judged yet'} · tasks: {s['tasks']}",
+        "",
+    ]
     if opts:
         lines += [f"Options: {opts}", ""]
     lines += ["## Overall", ""]
@@ -99,32 +116,63 @@ def render_markdown(m: dict) -> str:
         lines += ["", f"## By {title}", ""] + _table([title, *head[1:]], _group_rows(m[key]))
     if m["multi_anomaly"]:
         lines += ["", "## Multi-anomaly tasks (§6.2)", ""]
-        lines += _table(["anomalies", "judged runs", "anchor SR", "all-anomaly SR", "target recall"],
-                        [[n, str(g["runs"]), pct(g["anchor_sr"]), pct(g["all_anomaly_sr"]), pct(g["target_recall"])]
-                         for n, g in m["multi_anomaly"].items()])
+        lines += _table(
+            ["anomalies", "judged runs", "anchor SR", "all-anomaly SR", "target recall"],
+            [
+                [n, str(g["runs"]), pct(g["anchor_sr"]), pct(g["all_anomaly_sr"]), pct(g["target_recall"])]
+                for n, g in m["multi_anomaly"].items()
+            ],
+        )
     rows = []
     for t in m["tasks"]:
         c = t["coverage"]
-        rows.append([t["task_id"], _words(t["category"]), t["scene_type"], _result(t),
-                     "-" if c is None else ("yes" if c["covered"] else "no"),
-                     "-" if c is None else f"{c['exposure']:.2f}",
-                     "-" if t["actions_used"] is None else f"{t['actions_used']}/{t['budget']}", str(t["bugs"])])
+        rows.append(
+            [
+                t["task_id"],
+                _words(t["category"]),
+                t["scene_type"],
+                _result(t),
+                "-" if c is None else ("yes" if c["covered"] else "no"),
+                "-" if c is None else f"{c['exposure']:.2f}",
+                "-" if t["actions_used"] is None else f"{t['actions_used']}/{t['budget']}",
+                str(t["bugs"]),
+            ]
+        )
     lines += ["", "## Tasks", ""]
-    lines += _table(["task", "category", "scene type", "result", "covered", "exposure", "actions", "bugs"], rows)
-    lines += ["", "## Charts", "", *[f"![{c[:-4]}]({c})" for c in CHARTS], "",
-              "Definitions (SR, coverage, exposure, multi-anomaly metrics): docs/evaluation.md.", ""]
+    lines += _table(
+        ["task", "category", "scene type", "result", "covered", "exposure", "actions", "bugs"], rows
+    )
+    lines += [
+        "",
+        "## Charts",
+        "",
+        *[f"![{c[:-4]}]({c})" for c in CHARTS],
+        "",
+        "Definitions (SR, coverage, exposure, multi-anomaly metrics): docs/evaluation.md.",
+        "",
+    ]
     return "\n".join(lines)
 
 
-COMPARE_COLUMNS = (("SR", "sr", pct), ("SR all tasks", "sr_all_tasks", pct), ("coverage", "coverage", pct),
-                   ("exposure", "exposure_mean", lambda x: num(x, 3)), ("SR covered", "sr_covered", pct),
-                   ("actions", "actions_mean", num), ("tool calls", "tool_calls_mean", num),
-                   ("episode errors", "episode_error", str), ("judge errors", "judge_error", str))
+COMPARE_COLUMNS = (
+    ("SR", "sr", pct),
+    ("SR all tasks", "sr_all_tasks", pct),
+    ("coverage", "coverage", pct),
+    ("exposure", "exposure_mean", lambda x: num(x, 3)),
+    ("SR covered", "sr_covered", pct),
+    ("actions", "actions_mean", num),
+    ("tool calls", "tool_calls_mean", num),
+    ("episode errors", "episode_error", str),
+    ("judge errors", "judge_error", str),
+)
 
 
 def _labels(ms: list[dict]) -> list[str]:
     labels = [label(m) for m in ms]
-    return [f"{lab} [{m['run']['name']}]" if labels.count(lab) > 1 else lab for lab, m in zip(labels, ms, strict=True)]
+    return [
+        f"{lab} [{m['run']['name']}]" if labels.count(lab) > 1 else lab
+        for lab, m in zip(labels, ms, strict=True)
+    ]
 
 
 def render_comparison(ms: list[dict]) -> str:
@@ -136,19 +184,40 @@ def render_comparison(ms: list[dict]) -> str:
     for lab, m in zip(labels, ms, strict=True):
         s = m["summary"]
         tok = s["tokens"]
-        rows.append([lab, m["run"]["name"], f"{s['judged']}/{s['tasks']}", *[f(s[k]) for _, k, f in COMPARE_COLUMNS],
-                     str(tok["prompt"] + tok["completion"]) if tok["tasks_reporting"] else "-"])
+        rows.append(
+            [
+                lab,
+                m["run"]["name"],
+                f"{s['judged']}/{s['tasks']}",
+                *[f(s[k]) for _, k, f in COMPARE_COLUMNS],
+                str(tok["prompt"] + tok["completion"]) if tok["tasks_reporting"] else "-",
+            ]
+        )
     lines += _table(["agent", "run", "judged", *[c for c, _, _ in COMPARE_COLUMNS], "tokens"], rows)
     for title, key in (("family", "by_family"), ("category", "by_category"), ("scene type", "by_scene_type")):
         keys = list(dict.fromkeys(k for m in ms for k in m[key]))
         lines += ["", f"## SR by {title}", ""]
-        lines += _table([title, *labels], [[_words(k), *[pct(m[key].get(k, {}).get("sr")) for m in ms]] for k in keys])
+        lines += _table(
+            [title, *labels], [[_words(k), *[pct(m[key].get(k, {}).get("sr")) for m in ms]] for k in keys]
+        )
     multi = [(lab, m) for lab, m in zip(labels, ms, strict=True) if m["multi_anomaly"]]
     if multi:
         lines += ["", "## Multi-anomaly tasks (§6.2)", ""]
-        lines += _table(["agent", "anomalies", "judged runs", "anchor SR", "all-anomaly SR", "target recall"],
-                        [[lab, n, str(g["runs"]), pct(g["anchor_sr"]), pct(g["all_anomaly_sr"]), pct(g["target_recall"])]
-                         for lab, m in multi for n, g in m["multi_anomaly"].items()])
+        lines += _table(
+            ["agent", "anomalies", "judged runs", "anchor SR", "all-anomaly SR", "target recall"],
+            [
+                [
+                    lab,
+                    n,
+                    str(g["runs"]),
+                    pct(g["anchor_sr"]),
+                    pct(g["all_anomaly_sr"]),
+                    pct(g["target_recall"]),
+                ]
+                for lab, m in multi
+                for n, g in m["multi_anomaly"].items()
+            ],
+        )
     lines += ["", "## Charts", "", *[f"![{c[:-4]}]({c})" for c in CHARTS], ""]
     return "\n".join(lines)
 
@@ -156,20 +225,34 @@ def render_comparison(ms: list[dict]) -> str:
 # --- charts ----------------------------------------------------------------------------------------
 
 
-def _bars(path: Path, title: str, keys: list[str], series: list[tuple[str, list[float | None]]], horizontal=False,
-          ylabel: str = "%") -> None:
+def _bars(
+    path: Path,
+    title: str,
+    keys: list[str],
+    series: list[tuple[str, list[float | None]]],
+    horizontal=False,
+    ylabel: str = "%",
+) -> None:
     """Grouped bars (one group per key, one bar per series), values in [0, 1] drawn as percent."""
     from matplotlib.figure import Figure
 
     n, k = len(series), max(1, len(keys))
     width = 0.8 / max(1, n)
-    fig = Figure(figsize=(max(6.0, 0.6 * k * max(1, n) + 2), 4.5) if not horizontal else (8.0, max(3.0, 0.35 * k * n + 1.5)),
-                 dpi=100)
+    fig = Figure(
+        figsize=(max(6.0, 0.6 * k * max(1, n) + 2), 4.5)
+        if not horizontal
+        else (8.0, max(3.0, 0.35 * k * n + 1.5)),
+        dpi=100,
+    )
     ax = fig.subplots()
     for i, (name, vals) in enumerate(series):
         pos = [j + (i - (n - 1) / 2.0) * width for j in range(len(keys))]
         ys = [100.0 * v if v is not None else 0.0 for v in vals]
-        bars = ax.barh(pos, ys, height=width, label=name) if horizontal else ax.bar(pos, ys, width=width, label=name)
+        bars = (
+            ax.barh(pos, ys, height=width, label=name)
+            if horizontal
+            else ax.bar(pos, ys, width=width, label=name)
+        )
         ax.bar_label(bars, ["n/a" if v is None else f"{100.0 * v:.0f}" for v in vals], fontsize=6, padding=1)
     ticks = list(range(len(keys)))
     names = [_words(x) for x in keys]
@@ -197,23 +280,54 @@ def write_charts(ms: list[dict], out: Path) -> list[Path]:
     paths = [out / c for c in CHARTS]
     fams = list(dict.fromkeys(k for m in ms for k in m["by_family"]))
     cats = list(dict.fromkeys(k for m in ms for k in m["by_category"]))
-    _bars(paths[0], f"Success rate per family{tag}", fams,
-          [(lab, [m["by_family"].get(f, {}).get("sr") for f in fams]) for lab, m in zip(labels, ms, strict=True)],
-          ylabel="SR (%)")
-    _bars(paths[1], f"Success rate per category{tag}", cats,
-          [(lab, [m["by_category"].get(c, {}).get("sr") for c in cats]) for lab, m in zip(labels, ms, strict=True)],
-          horizontal=True, ylabel="SR (%)")
+    _bars(
+        paths[0],
+        f"Success rate per family{tag}",
+        fams,
+        [
+            (lab, [m["by_family"].get(f, {}).get("sr") for f in fams])
+            for lab, m in zip(labels, ms, strict=True)
+        ],
+        ylabel="SR (%)",
+    )
+    _bars(
+        paths[1],
+        f"Success rate per category{tag}",
+        cats,
+        [
+            (lab, [m["by_category"].get(c, {}).get("sr") for c in cats])
+            for lab, m in zip(labels, ms, strict=True)
+        ],
+        horizontal=True,
+        ylabel="SR (%)",
+    )
     if len(ms) == 1:
         m = ms[0]
         keys = [*fams, "overall"]
         cells = [*[m["by_family"][f] for f in fams], m["summary"]]
-        _bars(paths[2], f"Geometric coverage and success{tag}", keys,
-              [("coverage", [c["coverage"] for c in cells]), ("SR", [c["sr"] for c in cells]),
-               ("SR on covered tasks", [c["sr_covered"] for c in cells])], ylabel="%")
+        _bars(
+            paths[2],
+            f"Geometric coverage and success{tag}",
+            keys,
+            [
+                ("coverage", [c["coverage"] for c in cells]),
+                ("SR", [c["sr"] for c in cells]),
+                ("SR on covered tasks", [c["sr_covered"] for c in cells]),
+            ],
+            ylabel="%",
+        )
     else:
-        _bars(paths[2], "Geometric coverage and success per run", labels,
-              [("coverage", [m["summary"]["coverage"] for m in ms]), ("SR", [m["summary"]["sr"] for m in ms]),
-               ("SR on covered tasks", [m["summary"]["sr_covered"] for m in ms])], ylabel="%")
+        _bars(
+            paths[2],
+            "Geometric coverage and success per run",
+            labels,
+            [
+                ("coverage", [m["summary"]["coverage"] for m in ms]),
+                ("SR", [m["summary"]["sr"] for m in ms]),
+                ("SR on covered tasks", [m["summary"]["sr_covered"] for m in ms]),
+            ],
+            ylabel="%",
+        )
     return paths
 
 
@@ -240,8 +354,9 @@ def write_report(runs: list[str | Path], out: str | Path | None = None) -> tuple
         (out / "report.json").write_text(_dump(ms[0]), encoding="utf-8")
     else:
         (out / "report.md").write_text(render_comparison(ms), encoding="utf-8")
-        (out / "report.json").write_text(_dump({"format": COMPARISON_FORMAT, "labels": _labels(ms), "runs": ms}),
-                                         encoding="utf-8")
+        (out / "report.json").write_text(
+            _dump({"format": COMPARISON_FORMAT, "labels": _labels(ms), "runs": ms}), encoding="utf-8"
+        )
     write_charts(ms, out)
     return out, ms
 
@@ -253,11 +368,32 @@ def compact(ms: list[dict]) -> str:
     rows = []
     for lab, m in zip(labels, ms, strict=True):
         s = m["summary"]
-        rows.append([lab, str(s["tasks"]), str(s["judged"]), f"{pct(s['sr'])} ({s['success']})", pct(s["coverage"]),
-                     num(s["exposure_mean"], 3), num(s["actions_mean"]), str(s["episode_error"]), str(s["judge_error"])])
+        rows.append(
+            [
+                lab,
+                str(s["tasks"]),
+                str(s["judged"]),
+                f"{pct(s['sr'])} ({s['success']})",
+                pct(s["coverage"]),
+                num(s["exposure_mean"], 3),
+                num(s["actions_mean"]),
+                str(s["episode_error"]),
+                str(s["judge_error"]),
+            ]
+        )
     fams = list(dict.fromkeys(k for m in ms for k in m["by_family"]))
-    rows2 = [[_words(f), *[f"{pct(m['by_family'][f]['sr'])} of {m['by_family'][f]['judged']}"
-                            if f in m["by_family"] else "-" for m in ms]] for f in fams]
+    rows2 = [
+        [
+            _words(f),
+            *[
+                f"{pct(m['by_family'][f]['sr'])} of {m['by_family'][f]['judged']}"
+                if f in m["by_family"]
+                else "-"
+                for m in ms
+            ],
+        ]
+        for f in fams
+    ]
 
     def fmt(h, rs):
         w = [max(len(x[i]) for x in [h, *rs]) for i in range(len(h))]

@@ -55,9 +55,15 @@ class RunConfig:
             raise UsageError("exploration time and sampling interval must be positive")
 
     def as_dict(self) -> dict:
-        return {"agent": self.agent, "paradigm": self.paradigm, "explorer": self.explorer,
-                "explore_s": self.explore_s, "sample_s": self.sample_s, "options": self.options.as_dict(),
-                "agent_options": dict(self.agent_options)}
+        return {
+            "agent": self.agent,
+            "paradigm": self.paradigm,
+            "explorer": self.explorer,
+            "explore_s": self.explore_s,
+            "sample_s": self.sample_s,
+            "options": self.options.as_dict(),
+            "agent_options": dict(self.agent_options),
+        }
 
 
 def _agent(spec: str, config: RunConfig, seed: int):
@@ -95,8 +101,14 @@ def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: P
         session = AuditSession(bundle, out, options, examples)
         _drive(_agent(config.agent, config, options.seed), session)
         return session.report()
-    explore_opts = replace(options, max_sim_s=config.explore_s, budget_actions=EXPLORER_BUDGET,
-                           budget_multiplier=1.0, film_interval_s=config.sample_s, observation="final")
+    explore_opts = replace(
+        options,
+        max_sim_s=config.explore_s,
+        budget_actions=EXPLORER_BUDGET,
+        budget_multiplier=1.0,
+        film_interval_s=config.sample_s,
+        observation="final",
+    )
     explorer = AuditSession(bundle, out / "explore", explore_opts, examples)
     _drive(_agent(config.explorer, config, options.seed), explorer)
     recording = load_recording(out / "explore" / "trajectory", interval_s=config.sample_s)
@@ -130,8 +142,10 @@ def _episode_job(bundle: str, task_dir: str, config: RunConfig, build: str | Non
         tmp.mkdir(parents=True, exist_ok=True)
         kind = _error_kind(exc)
         detail = "".join(traceback.format_exception(exc)) if kind == "crash" else None
-        (tmp / "error.json").write_text(json.dumps({"kind": kind, "message": str(exc), "traceback": detail},
-                                                   indent=2) + "\n", encoding="utf-8")
+        (tmp / "error.json").write_text(
+            json.dumps({"kind": kind, "message": str(exc), "traceback": detail}, indent=2) + "\n",
+            encoding="utf-8",
+        )
         status.update(ok=False, error=f"{kind}: {exc}")
     status["seconds"] = round(time.perf_counter() - t0, 2)
     shutil.rmtree(final, ignore_errors=True)
@@ -167,16 +181,23 @@ def eval_bundles(build: Path, only: list[str] | None = None) -> list[Path]:
 
 def start_run(run: Path, build: Path, config: RunConfig, bundles: list[Path]) -> dict:
     """Create run.json, or check that an existing run is the same run (for resuming)."""
-    meta = {"format": RUN_FORMAT, **config.as_dict(), "build": str(build.resolve()),
-            "tasks": [b.name for b in bundles], "pipeline_check": _pipeline_check(config)}
+    meta = {
+        "format": RUN_FORMAT,
+        **config.as_dict(),
+        "build": str(build.resolve()),
+        "tasks": [b.name for b in bundles],
+        "pipeline_check": _pipeline_check(config),
+    }
     path = run / "run.json"
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
         keys = ("agent", "paradigm", "explorer", "explore_s", "sample_s", "options", "agent_options", "build")
         changed = [k for k in keys if old.get(k) != meta[k]]
         if changed:
-            raise UsageError(f"{run} holds a different run (differs in {', '.join(changed)}); "
-                             f"use a new --out directory, or --fresh to start over")
+            raise UsageError(
+                f"{run} holds a different run (differs in {', '.join(changed)}); "
+                f"use a new --out directory, or --fresh to start over"
+            )
         meta["tasks"] = list(dict.fromkeys(old.get("tasks", []) + meta["tasks"]))
     run.mkdir(parents=True, exist_ok=True)
     (run / "tasks").mkdir(exist_ok=True)
@@ -191,8 +212,15 @@ def _pipeline_check(config: RunConfig) -> bool:
     return any(agent_class(n).pipeline_check for n in names)
 
 
-def run_eval(build: str | Path, run: str | Path, config: RunConfig, jobs: int = 1, only: list[str] | None = None,
-             progress: bool = False, fresh: bool = False) -> list[dict]:
+def run_eval(
+    build: str | Path,
+    run: str | Path,
+    config: RunConfig,
+    jobs: int = 1,
+    only: list[str] | None = None,
+    progress: bool = False,
+    fresh: bool = False,
+) -> list[dict]:
     """Run every evaluation task of `build` into `run`, skipping finished ones; returns per-task status."""
     build, run = Path(build), Path(run)
     bundles = eval_bundles(build, only)
@@ -232,10 +260,18 @@ def run_eval(build: str | Path, run: str | Path, config: RunConfig, jobs: int = 
 
 # --- command line ------------------------------------------------------------------------------
 
+
 def _options(args) -> SessionOptions:
-    return SessionOptions(example=not args.no_example and not args.no_hint, hint=not args.no_hint,
-                          budget_multiplier=args.budget_multiplier, closer_start=args.closer_start,
-                          observation=args.observation, seed=args.seed, width=args.width, height=args.height)
+    return SessionOptions(
+        example=not args.no_example and not args.no_hint,
+        hint=not args.no_hint,
+        budget_multiplier=args.budget_multiplier,
+        closer_start=args.closer_start,
+        observation=args.observation,
+        seed=args.seed,
+        width=args.width,
+        height=args.height,
+    )
 
 
 def _agent_options(args) -> tuple[tuple[str, str], ...]:
@@ -245,15 +281,23 @@ def _agent_options(args) -> tuple[tuple[str, str], ...]:
         if not sep or not k:
             raise UsageError(f"--agent-option takes KEY=VALUE, got {kv!r}")
         if k.lower() in ("api_key", "key", "token"):
-            raise UsageError("pass API keys through the environment (OPENAI_API_KEY), not on the command line")
+            raise UsageError(
+                "pass API keys through the environment (OPENAI_API_KEY), not on the command line"
+            )
         out.append((k, v))
     return tuple(sorted(out))
 
 
 def _config(args) -> RunConfig:
-    return RunConfig(agent=args.agent, paradigm=args.paradigm, explorer=args.explorer,
-                     explore_s=args.explore_seconds, sample_s=args.sample_interval, options=_options(args),
-                     agent_options=_agent_options(args))
+    return RunConfig(
+        agent=args.agent,
+        paradigm=args.paradigm,
+        explorer=args.explorer,
+        explore_s=args.explore_seconds,
+        sample_s=args.sample_interval,
+        options=_options(args),
+        agent_options=_agent_options(args),
+    )
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -261,19 +305,31 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
     names = "; ".join(f"{k}: {v}" for k, v in agent_names().items())
     p.add_argument("--agent", required=True, help=f"the auditor ({names})")
-    p.add_argument("--agent-option", action="append", metavar="KEY=VALUE",
-                   help="an agent option, e.g. model=gpt-4o or base_url=http://localhost:8000/v1 (repeatable)")
+    p.add_argument(
+        "--agent-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an agent option, e.g. model=gpt-4o or base_url=http://localhost:8000/v1 (repeatable)",
+    )
     p.add_argument("--paradigm", choices=("interactive", "two-stage"), default="interactive")
     p.add_argument("--explorer", help="two-stage: the agent that records the exploration (e.g. sweep)")
-    p.add_argument("--explore-seconds", type=float, default=EXPLORE_S, help="two-stage: simulated seconds explored")
-    p.add_argument("--sample-interval", type=float, default=0.5, help="two-stage: seconds between recorded frames")
+    p.add_argument(
+        "--explore-seconds", type=float, default=EXPLORE_S, help="two-stage: simulated seconds explored"
+    )
+    p.add_argument(
+        "--sample-interval", type=float, default=0.5, help="two-stage: seconds between recorded frames"
+    )
     p.add_argument("--no-example", action="store_true", help="ablation: no in-context example")
     p.add_argument("--no-hint", action="store_true", help="ablation: no example and no anomaly-type hint")
     p.add_argument("--budget-multiplier", type=float, default=1.0)
     p.add_argument("--closer-start", action="store_true", help="ablation: start at the exposing view point")
-    p.add_argument("--observation", choices=("final", "film"), default="final",
-                   help="final: the final frame is shown after each action (film frames via inspect); "
-                        "film: film frames are shown too")
+    p.add_argument(
+        "--observation",
+        choices=("final", "film"),
+        default="final",
+        help="final: the final frame is shown after each action (film frames via inspect); "
+        "film: film frames are shown too",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=480)
@@ -293,8 +349,10 @@ def cmd_audit(args) -> int:
         print(f"wac: episode failed: {status['error']} (details in {out / 'error.json'})", file=sys.stderr)
         return 1
     rep = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    print(f"{rep['task_id']}: {rep['actions_used']}/{rep['budget']} actions, {len(rep['bugs'])} bug(s) flagged; "
-          f"episode in {out}")
+    print(
+        f"{rep['task_id']}: {rep['actions_used']}/{rep['budget']} actions, {len(rep['bugs'])} bug(s) flagged; "
+        f"episode in {out}"
+    )
     for b in rep["bugs"]:
         print(f"  {b['id']} [{b['status']}] ({b['category']}) {b['description']}")
     return 0
@@ -309,19 +367,28 @@ def cmd_eval(args) -> int:
     if args.judge == "openai" and not args.judge_model:
         raise UsageError("--judge openai needs --judge-model")
     t0 = time.perf_counter()
-    statuses = run_eval(args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(),
-                        fresh=args.fresh)
+    statuses = run_eval(
+        args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(), fresh=args.fresh
+    )
     ran = [s for s in statuses if not s.get("skipped")]
     failed = [s for s in ran if not s["ok"]]
-    print(f"wac: {len(ran)} episode(s) run, {len(statuses) - len(ran)} already finished, {len(failed)} failed "
-          f"({time.perf_counter() - t0:.1f} s) -> {run}")
+    print(
+        f"wac: {len(ran)} episode(s) run, {len(statuses) - len(ran)} already finished, {len(failed)} failed "
+        f"({time.perf_counter() - t0:.1f} s) -> {run}"
+    )
     for s in failed:
         print(f"  FAIL {s['task_id']}: {s['error']}", file=sys.stderr)
     if args.judge != "none":
         from .judge import judge_run
 
-        judge_run(run, backend=args.judge, model=args.judge_model, base_url=args.judge_base_url, jobs=jobs,
-                  progress=sys.stderr.isatty())
+        judge_run(
+            run,
+            backend=args.judge,
+            model=args.judge_model,
+            base_url=args.judge_base_url,
+            jobs=jobs,
+            progress=sys.stderr.isatty(),
+        )
         from .report import print_summary
 
         print_summary(run)
@@ -341,10 +408,13 @@ def register(subparsers) -> None:
     e.add_argument("-j", "--jobs", type=int, default=None, help="episodes in parallel (default 1)")
     e.add_argument("--task", action="append", help="only this task id (repeatable)")
     e.add_argument("--fresh", action="store_true", help="delete an existing run directory first")
-    e.add_argument("--judge", choices=("keyword", "openai", "none"), default="keyword",
-                   help="judge the reports when the episodes are done (default keyword)")
+    e.add_argument(
+        "--judge",
+        choices=("keyword", "openai", "none"),
+        default="keyword",
+        help="judge the reports when the episodes are done (default keyword)",
+    )
     e.add_argument("--judge-model", help="--judge openai: the judge model")
     e.add_argument("--judge-base-url", help="--judge openai: the endpoint (default $OPENAI_BASE_URL)")
     _add_common(e)
     e.set_defaults(func=cmd_eval)
-

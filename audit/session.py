@@ -84,11 +84,17 @@ def _pose_text(p: dict | None) -> str:
 
 def read_bundle_context(bundle: Path) -> tuple[AgentContext, SelfCheckPlan | None]:
     try:
-        ctx = AgentContext.model_validate_json((bundle / "agent" / "context.json").read_text(encoding="utf-8"))
+        ctx = AgentContext.model_validate_json(
+            (bundle / "agent" / "context.json").read_text(encoding="utf-8")
+        )
     except (OSError, ValueError) as exc:
         raise BundleError(f"{bundle}: no readable agent/context.json: {exc}") from exc
     plan_file = bundle / "selfcheck.json"
-    plan = SelfCheckPlan.model_validate_json(plan_file.read_text(encoding="utf-8")) if plan_file.is_file() else None
+    plan = (
+        SelfCheckPlan.model_validate_json(plan_file.read_text(encoding="utf-8"))
+        if plan_file.is_file()
+        else None
+    )
     return ctx, plan
 
 
@@ -106,8 +112,10 @@ def task_text(ctx: AgentContext, budget: int | None, options: SessionOptions) ->
     if ctx.anomaly_count > 1:
         parts.append(f"This scene contains {ctx.anomaly_count} anomalies.")
     if budget is not None:
-        parts.append(f"Budget: {budget} environment actions (move, turn, look, interact, wait); "
-                     f"the other tools are free.")
+        parts.append(
+            f"Budget: {budget} environment actions (move, turn, look, interact, wait); "
+            f"the other tools are free."
+        )
     return "\n".join(parts)
 
 
@@ -146,15 +154,19 @@ class _Session:
         self.calls += 1
         self.tool_counts[name] = self.tool_counts.get(name, 0) + 1
         if name not in self._validators:
-            res = ToolResult(f"ERROR: unknown tool {name!r}; tools are: {', '.join(t.name for t in self.tools)}",
-                             error=True)
+            res = ToolResult(
+                f"ERROR: unknown tool {name!r}; tools are: {', '.join(t.name for t in self.tools)}",
+                error=True,
+            )
         elif not isinstance(args, dict):
             res = ToolResult(f"ERROR: arguments for {name} must be a JSON object", error=True)
         else:
             errors = sorted(self._validators[name].iter_errors(args), key=lambda e: list(e.path))
             if errors:
-                res = ToolResult(f"ERROR: invalid arguments for {name}: " + "; ".join(_explain(e) for e in errors),
-                                 error=True)
+                res = ToolResult(
+                    f"ERROR: invalid arguments for {name}: " + "; ".join(_explain(e) for e in errors),
+                    error=True,
+                )
             else:
                 try:
                     res = getattr(self, f"_t_{name}")(**args)
@@ -163,10 +175,22 @@ class _Session:
         ms = (time.perf_counter() - t0) * 1000.0
         self.overhead_ms.append(max(0.0, ms - self.env_ms))
         if self._log is not None:
-            self._log.write(json.dumps({"call": self.calls, "tool": name, "args": args, "error": res.error,
-                                        "text": res.text, "images": [i.ref for i in res.images],
-                                        "ms": round(ms, 2), "env_ms": round(self.env_ms, 2)},
-                                       default=str) + "\n")
+            self._log.write(
+                json.dumps(
+                    {
+                        "call": self.calls,
+                        "tool": name,
+                        "args": args,
+                        "error": res.error,
+                        "text": res.text,
+                        "images": [i.ref for i in res.images],
+                        "ms": round(ms, 2),
+                        "env_ms": round(self.env_ms, 2),
+                    },
+                    default=str,
+                )
+                + "\n"
+            )
             self._log.flush()
         return res
 
@@ -183,7 +207,9 @@ class _Session:
         return ImageItem(frame.ref, caption, png_bytes(frame.image if image is None else image))
 
     def _caption(self, frame: Frame) -> str:
-        what = {"start": "start view", "final": "final view", "film": f"film frame t={frame.t_sim:.1f} s"}[frame.kind]
+        what = {"start": "start view", "final": "final view", "film": f"film frame t={frame.t_sim:.1f} s"}[
+            frame.kind
+        ]
         return f"{frame.ref} {what} | {_pose_text(frame.pose)} | t={frame.t_sim:.1f} s"
 
     def _example(self) -> ToolResult | None:
@@ -193,16 +219,21 @@ class _Session:
         ex = self.examples.get(self.context.example)
         if ex is None:
             return None
-        return ToolResult(ex.text, tuple(ImageItem(f"example.{i}", cap, png)
-                                         for i, (cap, png) in enumerate(ex.figures, start=1)))
+        return ToolResult(
+            ex.text,
+            tuple(ImageItem(f"example.{i}", cap, png) for i, (cap, png) in enumerate(ex.figures, start=1)),
+        )
 
     def _t_read_example(self, code: str | None = None) -> ToolResult:
         if not self.options.example or self.examples is None:
             return ToolResult("ERROR: no in-context example is available in this run", error=True)
         mine = self.context.example
         if code not in (None, "", mine):
-            return ToolResult(f"ERROR: only the example for this task's anomaly type is available; "
-                              f"omit code (or use {mine!r})", error=True)
+            return ToolResult(
+                f"ERROR: only the example for this task's anomaly type is available; "
+                f"omit code (or use {mine!r})",
+                error=True,
+            )
         ex = self._example()
         return ex if ex is not None else ToolResult("ERROR: this task has no in-context example", error=True)
 
@@ -222,7 +253,9 @@ class _Session:
         if to_action - from_action + 1 > MAX_HISTORY_SPAN:
             return ToolResult(f"ERROR: at most {MAX_HISTORY_SPAN} actions per history call", error=True)
         lines = self._history_lines(from_action, to_action)
-        return ToolResult("\n".join(lines) if lines else f"(no actions between a{from_action} and a{to_action})")
+        return ToolResult(
+            "\n".join(lines) if lines else f"(no actions between a{from_action} and a{to_action})"
+        )
 
     def _t_write_notes(self, text: str) -> ToolResult:
         text = text.strip()
@@ -244,8 +277,15 @@ class _Session:
         if self.done:
             return ToolResult("ERROR: the inspection is already finished (done was called)", error=True)
         pose, t = self._where()
-        bug = self.ledger.flag(description, category, status, self._evidence(evidence), action=self.actions_used,
-                               sim_time=t, pose=pose)
+        bug = self.ledger.flag(
+            description,
+            category,
+            status,
+            self._evidence(evidence),
+            action=self.actions_used,
+            sim_time=t,
+            pose=pose,
+        )
         self._log_bug()
         return ToolResult(f"Flagged {bug.id} [{bug.status}] ({bug.category}).")
 
@@ -254,8 +294,9 @@ class _Session:
             return ToolResult("ERROR: the inspection is already finished (done was called)", error=True)
         _, t = self._where()
         ev = self._evidence(evidence) if evidence is not None else None
-        bug = self.ledger.update(id, description=description, status=status, evidence=ev, action=self.actions_used,
-                                 sim_time=t)
+        bug = self.ledger.update(
+            id, description=description, status=status, evidence=ev, action=self.actions_used, sim_time=t
+        )
         self._log_bug()
         return ToolResult(f"Updated {bug.line()}")
 
@@ -329,8 +370,13 @@ class AuditSession(_Session):
 
     paradigm = "interactive"
 
-    def __init__(self, bundle: str | Path, out: str | Path | None = None, options: SessionOptions | None = None,
-                 examples=None) -> None:
+    def __init__(
+        self,
+        bundle: str | Path,
+        out: str | Path | None = None,
+        options: SessionOptions | None = None,
+        examples=None,
+    ) -> None:
         from wac.runtime.env import WorldEnv, load_task
 
         options = options or SessionOptions()
@@ -346,20 +392,46 @@ class AuditSession(_Session):
         self.budget = max(1, round(base * options.budget_multiplier))
         start = self._closer_start(task) if options.closer_start else None
         record = self.out / "trajectory" if self.out else None
-        self.env = WorldEnv(task, variant=options.variant, seed=options.seed, width=options.width,
-                            height=options.height, film_interval_s=options.film_interval_s, record_dir=record,
-                            start=start, budget=self.budget)
+        self.env = WorldEnv(
+            task,
+            variant=options.variant,
+            seed=options.seed,
+            width=options.width,
+            height=options.height,
+            film_interval_s=options.film_interval_s,
+            record_dir=record,
+            start=start,
+            budget=self.budget,
+        )
         self.task = task
         first = self.env.history[0]
-        self.archive.add(Frame("a0", first.frame, first.pose.as_dict(), 0.0, "start",
-                               record / "step_000.png" if record else None))
+        self.archive.add(
+            Frame(
+                "a0",
+                first.frame,
+                first.pose.as_dict(),
+                0.0,
+                "start",
+                record / "step_000.png" if record else None,
+            )
+        )
         self._lines = [f"a0 start -> {_pose_text(first.pose.as_dict())} | frames a0"]
         if self.out is not None:
-            (self.out / "episode.json").write_text(json.dumps({
-                "task_id": task.id, "bundle": str(bundle_dir.resolve()), "paradigm": self.paradigm,
-                "options": options.as_dict(),
-                "budget": self.budget, "tools": [t.name for t in self.tools],
-            }, indent=2) + "\n", encoding="utf-8")
+            (self.out / "episode.json").write_text(
+                json.dumps(
+                    {
+                        "task_id": task.id,
+                        "bundle": str(bundle_dir.resolve()),
+                        "paradigm": self.paradigm,
+                        "options": options.as_dict(),
+                        "budget": self.budget,
+                        "tools": [t.name for t in self.tools],
+                    },
+                    indent=2,
+                )
+                + "\n",
+                encoding="utf-8",
+            )
 
     def _closer_start(self, task) -> tuple[float, float, float, float]:
         if self.plan is None:
@@ -397,21 +469,27 @@ class AuditSession(_Session):
             first = self.initial_input()
             return ToolResult(first.text, first.images)
         left = self.budget - self.env.steps
-        text = (f"{task_text(self.context, self.budget, self.options)}\n\n"
-                f"Current view {last.ref} | {_pose_text(last.pose)} | t={self.env.sim_time:.1f} s | "
-                f"{left} of {self.budget} environment actions left{' | done' if self.done else ''}\n"
-                f"{self._status_text()}")
+        text = (
+            f"{task_text(self.context, self.budget, self.options)}\n\n"
+            f"Current view {last.ref} | {_pose_text(last.pose)} | t={self.env.sim_time:.1f} s | "
+            f"{left} of {self.budget} environment actions left{' | done' if self.done else ''}\n"
+            f"{self._status_text()}"
+        )
         return ToolResult(text, (self._image(last, self._caption(last)),))
 
     def _env_refusal(self) -> str | None:
         if self.done:
             return "ERROR: the inspection is already finished (done was called)"
         if self.env.steps >= self.budget:
-            return (f"ERROR: action budget exhausted ({self.budget} of {self.budget} environment actions used): "
-                    f"no more environment actions; call done")
+            return (
+                f"ERROR: action budget exhausted ({self.budget} of {self.budget} environment actions used): "
+                f"no more environment actions; call done"
+            )
         if self.options.max_sim_s is not None and self.env.sim_time >= self.options.max_sim_s - 1e-6:
-            return (f"ERROR: time budget exhausted ({self.options.max_sim_s:g} s of simulated time): "
-                    f"no more environment actions; call done")
+            return (
+                f"ERROR: time budget exhausted ({self.options.max_sim_s:g} s of simulated time): "
+                f"no more environment actions; call done"
+            )
         return None
 
     def _act(self, name: str, args: dict) -> ToolResult:
@@ -427,22 +505,43 @@ class AuditSession(_Session):
         film = []
         rec = self.out / "trajectory" if self.out is not None else None
         for k, f in enumerate(res.film, start=1):
-            fr = Frame(f"a{n}.f{k}", f.frame, f.pose.as_dict() if f.pose else None, f.t_sim, "film",
-                       rec / f"step_{n:03d}_f{k}.png" if rec else None)
+            fr = Frame(
+                f"a{n}.f{k}",
+                f.frame,
+                f.pose.as_dict() if f.pose else None,
+                f.t_sim,
+                "film",
+                rec / f"step_{n:03d}_f{k}.png" if rec else None,
+            )
             self.archive.add(fr)
             film.append(fr)
-        final = Frame(f"a{n}", res.frame, res.pose.as_dict(), res.sim_time, "final",
-                      rec / f"step_{n:03d}.png" if rec else None)
+        final = Frame(
+            f"a{n}",
+            res.frame,
+            res.pose.as_dict(),
+            res.sim_time,
+            "final",
+            rec / f"step_{n:03d}.png" if rec else None,
+        )
         self.archive.add(final)
-        refs = ((f"{film[0].ref}..{film[-1].ref} (film), " if len(film) > 1 else
-                 f"{film[0].ref} (film), " if film else "") + f"{final.ref} (final)")
-        text = (f"a{n} {res.action.describe()} -> {res.outcome} | {_pose_text(final.pose)} | "
-                f"sim +{res.sim_elapsed:.1f}s | frames: {refs} | {res.budget_left} actions left")
+        refs = (
+            f"{film[0].ref}..{film[-1].ref} (film), "
+            if len(film) > 1
+            else f"{film[0].ref} (film), "
+            if film
+            else ""
+        ) + f"{final.ref} (final)"
+        text = (
+            f"a{n} {res.action.describe()} -> {res.outcome} | {_pose_text(final.pose)} | "
+            f"sim +{res.sim_elapsed:.1f}s | frames: {refs} | {res.budget_left} actions left"
+        )
         self._lines.append(text)
         if not self._started:
             text += " | note: call observe to read the task and the in-context example"
         shown = film if self.options.observation == "film" else []
-        images = tuple(self._image(f, self._caption(f)) for f in shown) + (self._image(final, self._caption(final)),)
+        images = tuple(self._image(f, self._caption(f)) for f in shown) + (
+            self._image(final, self._caption(final)),
+        )
         return ToolResult(text, images)
 
     def _t_move(self, distance_m: float, direction: str) -> ToolResult:
@@ -461,7 +560,7 @@ class AuditSession(_Session):
         return self._act("wait", {"seconds": seconds})
 
     def _history_lines(self, first: int, last: int) -> list[str]:
-        return self._lines[max(0, first):last + 1]
+        return self._lines[max(0, first) : last + 1]
 
     def close(self) -> None:
         super().close()
@@ -492,15 +591,20 @@ def load_recording(trajectory_dir: str | Path, interval_s: float = 0.5) -> Recor
         n = s["step"]
         for k, f in enumerate(s.get("film", ()), start=1):
             candidates.append((f["t_sim"], f"a{n}.f{k}", f.get("pose"), tr.path / f["file"], "film"))
-        candidates.append((s["sim_time"], f"a{n}", s["pose"], tr.path / s["frame"], "start" if n == 0 else "final"))
+        candidates.append(
+            (s["sim_time"], f"a{n}", s["pose"], tr.path / s["frame"], "start" if n == 0 else "final")
+        )
     candidates.sort(key=lambda c: c[0])
     kept, next_t = [], 0.0
     for t, ref, pose, path, kind in candidates:
         if t >= next_t - 1e-6 or kind == "start":
             kept.append(Frame(ref, load_png(path), pose, t, kind, path))
             next_t = t + interval_s
-    lines = tuple(f"a{s['step']} {s['action']} {json.dumps(s['args'])} -> {s['outcome']} | "
-                  f"{_pose_text(s['pose'])} | t={s['sim_time']:.1f} s" for s in tr.steps)
+    lines = tuple(
+        f"a{s['step']} {s['action']} {json.dumps(s['args'])} -> {s['outcome']} | "
+        f"{_pose_text(s['pose'])} | t={s['sim_time']:.1f} s"
+        for s in tr.steps
+    )
     duration = candidates[-1][0] if candidates else 0.0
     return Recording(tr.meta["task_id"], tuple(kept), interval_s, duration, lines)
 
@@ -510,8 +614,15 @@ class ReviewSession(_Session):
 
     paradigm = "two-stage"
 
-    def __init__(self, bundle: str | Path, recording: Recording, out: str | Path | None = None,
-                 options: SessionOptions | None = None, examples=None, strip_width: int = 320) -> None:
+    def __init__(
+        self,
+        bundle: str | Path,
+        recording: Recording,
+        out: str | Path | None = None,
+        options: SessionOptions | None = None,
+        examples=None,
+        strip_width: int = 320,
+    ) -> None:
         options = options or SessionOptions()
         self.tools = review_tools(example=options.example and examples is not None)
         bundle = Path(bundle)
@@ -527,12 +638,26 @@ class ReviewSession(_Session):
         for f in recording.frames:
             self.archive.add(f)
         if self.out is not None:
-            (self.out / "episode.json").write_text(json.dumps({
-                "task_id": self.task_id, "bundle": str(bundle.resolve()), "paradigm": self.paradigm,
-                "options": options.as_dict(), "budget": 0, "tools": [t.name for t in self.tools],
-                "recording": {"frames": len(recording.frames), "interval_s": recording.interval_s,
-                              "duration_s": recording.duration_s},
-            }, indent=2) + "\n", encoding="utf-8")
+            (self.out / "episode.json").write_text(
+                json.dumps(
+                    {
+                        "task_id": self.task_id,
+                        "bundle": str(bundle.resolve()),
+                        "paradigm": self.paradigm,
+                        "options": options.as_dict(),
+                        "budget": 0,
+                        "tools": [t.name for t in self.tools],
+                        "recording": {
+                            "frames": len(recording.frames),
+                            "interval_s": recording.interval_s,
+                            "duration_s": recording.duration_s,
+                        },
+                    },
+                    indent=2,
+                )
+                + "\n",
+                encoding="utf-8",
+            )
 
     actions_used = 0
 
@@ -551,10 +676,12 @@ class ReviewSession(_Session):
     def initial_input(self) -> ToolResult:
         rec = self.recording
         text = task_text(self.context, None, self.options)
-        text += (f"\n\nYou are reviewing a first-person RECORDING of this world made by a separate explorer; you "
-                 f"cannot act. It lasts {rec.duration_s:.1f} s of simulated time and is shown as "
-                 f"{len(rec.frames)} frames, one every {rec.interval_s:g} s (reduced size; inspect a ref for full "
-                 f"resolution or a zoomed region).")
+        text += (
+            f"\n\nYou are reviewing a first-person RECORDING of this world made by a separate explorer; you "
+            f"cannot act. It lasts {rec.duration_s:.1f} s of simulated time and is shown as "
+            f"{len(rec.frames)} frames, one every {rec.interval_s:g} s (reduced size; inspect a ref for full "
+            f"resolution or a zoomed region)."
+        )
         example = self._example()
         if example is not None:
             text += "\n\n" + example.text
@@ -566,9 +693,10 @@ class ReviewSession(_Session):
         if not self._started:
             self._started = True
             return self.initial_input()
-        return ToolResult(f"{len(self.recording.frames)} recorded frames "
-                          f"({self.recording.frames[0].ref}..{self.recording.frames[-1].ref}).\n{self._status_text()}")
+        return ToolResult(
+            f"{len(self.recording.frames)} recorded frames "
+            f"({self.recording.frames[0].ref}..{self.recording.frames[-1].ref}).\n{self._status_text()}"
+        )
 
     def _history_lines(self, first: int, last: int) -> list[str]:
-        return list(self.recording.lines[max(0, first):last + 1])
-
+        return list(self.recording.lines[max(0, first) : last + 1])

@@ -39,8 +39,9 @@ def main(argv: list[str] | None = None) -> int:
 
     build = Path(args.build)
     ids = [b.name for b in eval_bundles(build)][: args.tasks]
-    config = RunConfig(agent=args.agent, options=SessionOptions(example=False, width=args.width,
-                                                                height=args.height))
+    config = RunConfig(
+        agent=args.agent, options=SessionOptions(example=False, width=args.width, height=args.height)
+    )
     with tempfile.TemporaryDirectory() as tmp:
         run = Path(tmp) / "run"
         t0 = time.perf_counter()
@@ -60,11 +61,15 @@ def main(argv: list[str] | None = None) -> int:
     failed = [s for s in statuses if not s["ok"]]
     calls.sort()
     p95 = calls[int(0.95 * (len(calls) - 1))] if calls else float("nan")
-    print(f"agent {args.agent}, {episodes} episodes ({len(failed)} failed), {args.jobs} jobs, "
-          f"{args.width}x{args.height}")
+    print(
+        f"agent {args.agent}, {episodes} episodes ({len(failed)} failed), {args.jobs} jobs, "
+        f"{args.width}x{args.height}"
+    )
     print(f"  wall {wall:.1f} s -> {60.0 * episodes / wall:.1f} episodes/min")
-    print(f"  tool calls {len(calls)}; runner overhead per call (excl. environment step): "
-          f"median {statistics.median(calls):.2f} ms, p95 {p95:.2f} ms")
+    print(
+        f"  tool calls {len(calls)}; runner overhead per call (excl. environment step): "
+        f"median {statistics.median(calls):.2f} ms, p95 {p95:.2f} ms"
+    )
     if env_ms:
         print(f"  environment step (action -> frame) median {statistics.median(env_ms):.1f} ms")
     return 1 if failed else 0

@@ -25,13 +25,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "runtime"))
 
-ACTIONS = ["turn 20", "look 10", "move 1", "turn -45", "wait 0.5", "look -10", "move 2", "interact", "turn 90",
-           "move 1 back", "turn 30", "wait 1"] * 2
+ACTIONS = [
+    "turn 20",
+    "look 10",
+    "move 1",
+    "turn -45",
+    "wait 0.5",
+    "look -10",
+    "move 2",
+    "interact",
+    "turn 90",
+    "move 1 back",
+    "turn 30",
+    "wait 1",
+] * 2
 
-COLUMNS = [("scene", "scene", "{}"), ("load_s", "bundle load s", "{:.3f}"), ("env_ready_s", "env+1st frame s", "{:.2f}"),
-           ("action_ms", "median action->frame ms", "{:.1f}"), ("p90_ms", "p90 ms", "{:.1f}"),
-           ("render_ms", "median frame ms", "{:.1f}"), ("per_frame_film_ms", "ms/frame with film", "{:.1f}"),
-           ("rss_mb", "world RSS MB", "{:.0f}"), ("process_mb", "process RSS MB", "{:.0f}")]
+COLUMNS = [
+    ("scene", "scene", "{}"),
+    ("load_s", "bundle load s", "{:.3f}"),
+    ("env_ready_s", "env+1st frame s", "{:.2f}"),
+    ("action_ms", "median action->frame ms", "{:.1f}"),
+    ("p90_ms", "p90 ms", "{:.1f}"),
+    ("render_ms", "median frame ms", "{:.1f}"),
+    ("per_frame_film_ms", "ms/frame with film", "{:.1f}"),
+    ("rss_mb", "world RSS MB", "{:.0f}"),
+    ("process_mb", "process RSS MB", "{:.0f}"),
+]
 
 
 def rss_mb() -> float:
@@ -48,8 +67,9 @@ def use_runtime(path: Path) -> None:
     import wac
 
     path = Path(path).resolve()
-    spec = importlib.util.spec_from_file_location("wac.runtime", path / "__init__.py",
-                                                  submodule_search_locations=[str(path)])
+    spec = importlib.util.spec_from_file_location(
+        "wac.runtime", path / "__init__.py", submodule_search_locations=[str(path)]
+    )
     mod = importlib.util.module_from_spec(spec)
     sys.modules["wac.runtime"] = mod
     spec.loader.exec_module(mod)
@@ -96,9 +116,17 @@ def bench(bundle, label: str) -> dict:
         frames = [f.frame for f in r.film]  # film frames may be rendered on first access
         film.append((time.perf_counter() - t) / (len(frames) + 1))
     env.close()
-    return {"scene": label, "load_s": load_s, "env_ready_s": first_frame_s, "action_ms": 1000 * statistics.median(lat),
-            "p90_ms": 1000 * statistics.quantiles(lat, n=10)[-1], "render_ms": 1000 * statistics.median(render),
-            "per_frame_film_ms": 1000 * statistics.median(film), "rss_mb": process - before, "process_mb": process}
+    return {
+        "scene": label,
+        "load_s": load_s,
+        "env_ready_s": first_frame_s,
+        "action_ms": 1000 * statistics.median(lat),
+        "p90_ms": 1000 * statistics.quantiles(lat, n=10)[-1],
+        "render_ms": 1000 * statistics.median(render),
+        "per_frame_film_ms": 1000 * statistics.median(film),
+        "rss_mb": process - before,
+        "process_mb": process,
+    }
 
 
 def table(rows: list[dict], cols=COLUMNS) -> str:
@@ -125,15 +153,29 @@ def best(rows: list[dict]) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("bundles", nargs="*", metavar="BUNDLE", help="bundle directories (default: the showcase scene)")
-    ap.add_argument("--compare", type=Path, metavar="DIR",
-                    help="also measure the runtime/ package in DIR and print new/old ratios")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
+    ap.add_argument(
+        "bundles", nargs="*", metavar="BUNDLE", help="bundle directories (default: the showcase scene)"
+    )
+    ap.add_argument(
+        "--compare",
+        type=Path,
+        metavar="DIR",
+        help="also measure the runtime/ package in DIR and print new/old ratios",
+    )
     ap.add_argument("--runtime", type=Path, metavar="DIR", help="measure the runtime/ package in DIR instead")
-    ap.add_argument("--rounds", type=int, default=1, metavar="N",
-                    help="measure each bundle N times (alternating with --compare) and keep each figure's best: "
-                         "background load only ever adds time")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="measure each bundle N times (alternating with --compare) and keep each figure's best: "
+        "background load only ever adds time",
+    )
     ap.add_argument("--one", metavar="BUNDLE", help=argparse.SUPPRESS)  # child process: one bundle, JSON out
     args = ap.parse_args(argv)
     if args.one is not None:
@@ -164,9 +206,13 @@ def main(argv: list[str]) -> int:
     print(table(new))
     if args.compare:
         keys = ["action_ms", "p90_ms", "render_ms", "per_frame_film_ms", "rss_mb", "process_mb"]
-        ratios = [{"scene": n["scene"], **{k: n[k] / o[k] for k in keys}} for n, o in zip(new, old, strict=True)]
+        ratios = [
+            {"scene": n["scene"], **{k: n[k] / o[k] for k in keys}} for n, o in zip(new, old, strict=True)
+        ]
         print("\nafter / before:")
-        print(table(ratios, [("scene", "scene", "{}")] + [(k, c, "{:.2f}") for k, c, _ in COLUMNS if k in keys]))
+        print(
+            table(ratios, [("scene", "scene", "{}")] + [(k, c, "{:.2f}") for k, c, _ in COLUMNS if k in keys])
+        )
     return 0
 
 

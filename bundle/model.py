@@ -103,7 +103,9 @@ class SceneObject(Model):
     dynamic: bool = False
     mass_kg: float = 0.0  # 0 for static bodies
     support: str | None = None  # id of the object it rests on; None = the ground
-    attached_to: str | None = None  # set into or fixed to this object (a window in a wall): may touch or overlap it
+    attached_to: str | None = (
+        None  # set into or fixed to this object (a window in a wall): may touch or overlap it
+    )
     interactions: tuple[Interaction, ...] = ()
     lit: bool | None = None  # None: has no light; else whether its emitters are on
     open: bool | None = None  # None: cannot open; else initial state

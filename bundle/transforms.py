@@ -33,7 +33,9 @@ def part_to_object(points: np.ndarray, position, rotation_deg) -> np.ndarray:
 
 
 def object_to_world(points: np.ndarray, position, rotation_deg, scale) -> np.ndarray:
-    return (points * np.asarray(scale, dtype=float)) @ rotation(*rotation_deg).T + np.asarray(position, dtype=float)
+    return (points * np.asarray(scale, dtype=float)) @ rotation(*rotation_deg).T + np.asarray(
+        position, dtype=float
+    )
 
 
 def part_corners_world(part, obj_position, obj_rotation, obj_scale) -> np.ndarray:

@@ -79,8 +79,12 @@ class Lowerer:
     def obj(self, name: str, span) -> B.SceneObject | None:
         o = self.built.objects.get(name)
         if o is None:
-            self.diag.error("E601", f"unknown object `{name}`", span,
-                            did_you_mean(name, self.built.objects) or "the target must be declared in the scene or task")
+            self.diag.error(
+                "E601",
+                f"unknown object `{name}`",
+                span,
+                did_you_mean(name, self.built.objects) or "the target must be declared in the scene or task",
+            )
         return o
 
     # -- triggers -------------------------------------------------------------------------------
@@ -88,16 +92,24 @@ class Lowerer:
         if a.trigger is None:
             if "static" not in spec.triggers:
                 kinds = sorted({k for k, c in T.TRIGGER_CLASS.items() if c in spec.triggers})
-                self.diag.error("E602", f"`{spec.name}` needs a trigger", a.op_span,
-                                f"add `when …` with one of: {', '.join(kinds)} (e.g. `when revisit`)")
+                self.diag.error(
+                    "E602",
+                    f"`{spec.name}` needs a trigger",
+                    a.op_span,
+                    f"add `when …` with one of: {', '.join(kinds)} (e.g. `when revisit`)",
+                )
                 return None
             return "static", B.Trigger()
         t = a.trigger
         tclass = T.TRIGGER_CLASS[t.kind]
         if tclass not in spec.triggers:
             allowed = ", ".join(spec.triggers)
-            self.diag.error("E603", f"`{spec.name}` cannot take the trigger `{t.kind}`", t.span,
-                            f"it takes: {allowed.replace('static', 'no trigger')}")
+            self.diag.error(
+                "E603",
+                f"`{spec.name}` cannot take the trigger `{t.kind}`",
+                t.span,
+                f"it takes: {allowed.replace('static', 'no trigger')}",
+            )
             return None
         ev = Evaluator(self.diag)
         vals: dict = {}
@@ -114,19 +126,34 @@ class Lowerer:
         diameter = _bounds_diameter(self.built)
         k = B.TriggerKind(t.kind)
         if t.kind == "revisit":
-            trig = B.Trigger(kind=k, away_s=vals.get("away", 2.0), leave_m=vals.get("leave", 5.0),
-                             seen_within_m=vals.get("seen_within", 10.0), repeat=bool(vals.get("repeat", False)))
+            trig = B.Trigger(
+                kind=k,
+                away_s=vals.get("away", 2.0),
+                leave_m=vals.get("leave", 5.0),
+                seen_within_m=vals.get("seen_within", 10.0),
+                repeat=bool(vals.get("repeat", False)),
+            )
         elif t.kind == "look_away":
-            trig = B.Trigger(kind=k, seen_within_m=vals.get("seen_within", 10.0), repeat=bool(vals.get("repeat", False)))
+            trig = B.Trigger(
+                kind=k, seen_within_m=vals.get("seen_within", 10.0), repeat=bool(vals.get("repeat", False))
+            )
         elif t.kind == "leave":
             enter, exit_ = vals.get("enter", 5.0), vals.get("exit", 9.0)
             if exit_ <= enter:
-                self.diag.error("E604", f"`leave` fires beyond `exit` ({exit_:g} m), which must be farther than `enter` ({enter:g} m)",
-                                t.span)
+                self.diag.error(
+                    "E604",
+                    f"`leave` fires beyond `exit` ({exit_:g} m), which must be farther than `enter` ({enter:g} m)",
+                    t.span,
+                )
                 return None
             if exit_ >= diameter:
-                self.diag.error("E605", f"the trigger can never fire: leaving {exit_:g} m is farther than the bounds allow "
-                                f"(at most {diameter:.1f} m across)", t.span, "lower `exit` or widen the bounds")
+                self.diag.error(
+                    "E605",
+                    f"the trigger can never fire: leaving {exit_:g} m is farther than the bounds allow "
+                    f"(at most {diameter:.1f} m across)",
+                    t.span,
+                    "lower `exit` or widen the bounds",
+                )
                 return None
             trig = B.Trigger(kind=k, enter_m=enter, exit_m=exit_, repeat=bool(vals.get("repeat", False)))
         elif t.kind == "after":
@@ -135,17 +162,32 @@ class Lowerer:
             trig = B.Trigger(kind=k, period_s=vals["arg"])
         elif t.kind in ("beyond", "within"):
             if vals["arg"] >= diameter:
-                self.diag.error("E605", f"the trigger can never fire: {vals['arg']:g} m is more than the bounds span "
-                                f"({diameter:.1f} m)", t.span, "use a shorter distance")
+                self.diag.error(
+                    "E605",
+                    f"the trigger can never fire: {vals['arg']:g} m is more than the bounds span "
+                    f"({diameter:.1f} m)",
+                    t.span,
+                    "use a shorter distance",
+                )
                 return None
             trig = B.Trigger(kind=k, distance_m=vals["arg"])
         else:
             trig = B.Trigger(kind=k)
         if tclass != "temporal":
             trig = trig.model_copy(update={"only_unseen": False})
-        if t.kind == "revisit" and trig.leave_m is not None and trig.leave_m >= diameter and "away" not in vals:
-            self.diag.error("E605", f"the revisit trigger can never fire: moving {trig.leave_m:g} m away is more than the "
-                            f"bounds allow ({diameter:.1f} m across)", t.span, "lower `leave` or add `away 3 s`")
+        if (
+            t.kind == "revisit"
+            and trig.leave_m is not None
+            and trig.leave_m >= diameter
+            and "away" not in vals
+        ):
+            self.diag.error(
+                "E605",
+                f"the revisit trigger can never fire: moving {trig.leave_m:g} m away is more than the "
+                f"bounds allow ({diameter:.1f} m across)",
+                t.span,
+                "lower `leave` or add `away 3 s`",
+            )
             return None
         return tclass, trig
 
@@ -159,13 +201,24 @@ class Lowerer:
             cl = given.get(p.name)
             if cl is None:
                 if p.required:
-                    self.diag.error("E606", f"`{spec.name}` needs `{p.name}`", a.op_span,
-                                    f"{p.doc}; e.g. `{p.name} {_example(p)}`")
+                    self.diag.error(
+                        "E606",
+                        f"`{spec.name}` needs `{p.name}`",
+                        a.op_span,
+                        f"{p.doc}; e.g. `{p.name} {_example(p)}`",
+                    )
                 elif p.default is not None:
                     out[p.name] = _default(p)
                 continue
-            t = {"vec2": T.VEC2, "vec3": T.VEC3, "object": T.OBJECT, "part": T.PART, "material": T.MATERIAL,
-                 "prefab": T.PREFAB, "enum": T.ENUM}.get(p.type, p.type)
+            t = {
+                "vec2": T.VEC2,
+                "vec3": T.VEC3,
+                "object": T.OBJECT,
+                "part": T.PART,
+                "material": T.MATERIAL,
+                "prefab": T.PREFAB,
+                "enum": T.ENUM,
+            }.get(p.type, p.type)
             lo, hi = p.min, p.max
             if t in (T.VEC2, T.VEC3) and cl.value is not None:
                 out[p.name] = ev.value(cl.value, t, f"`{p.name}`", lo, hi)
@@ -198,8 +251,12 @@ class Lowerer:
             for req in spec.requires:
                 ok, why = REQUIRES[req]
                 if not ok(o):
-                    self.diag.error("E607", f"`{spec.name}` does not apply to `{o.id}`: it {why}", name.span,
-                                    _requires_hint(spec.name, req))
+                    self.diag.error(
+                        "E607",
+                        f"`{spec.name}` does not apply to `{o.id}`: it {why}",
+                        name.span,
+                        _requires_hint(spec.name, req),
+                    )
                     return None
         fn = getattr(self, f"op_{spec.name}")
         result = fn(a, spec, targets, params, trig)
@@ -210,13 +267,30 @@ class Lowerer:
         focus = targets[0] if targets else (new_objects[0] if new_objects else None)
         tids = tuple(o.id for o in targets) + tuple(o.id for o in new_objects)
         clean_params = {k: v for k, v in params.items() if not k.startswith("_") and v is not None}
-        return Lowered(spec, category, tclass, trig, tids, clean_params, effects, words, tuple(new_objects),
-                       focus, words.get("_focus_point"), a.span)
+        return Lowered(
+            spec,
+            category,
+            tclass,
+            trig,
+            tids,
+            clean_params,
+            effects,
+            words,
+            tuple(new_objects),
+            focus,
+            words.get("_focus_point"),
+            a.span,
+        )
 
     # -- helpers for operators ----------------------------------------------------------------
     def _new_object(self, thing: N.Thing) -> B.SceneObject | None:
         if thing.id in self.built.objects:
-            self.diag.error("E608", f"`{thing.id}` already exists in the scene", thing.id_span, "pick a new id for the added object")
+            self.diag.error(
+                "E608",
+                f"`{thing.id}` already exists in the scene",
+                thing.id_span,
+                "pick a new id for the added object",
+            )
             return None
         built = self.layout.build(thing, thing.span.source.path)
         if built is None:
@@ -256,8 +330,13 @@ class Lowerer:
         if part is None:
             return None
         if part not in {p.id for p in o.parts}:
-            self.diag.error("E609", f"`{o.id}` has no part `{part}`", params.get("_part_span"),
-                            did_you_mean(part, [p.id for p in o.parts]) or f"its parts: {', '.join(p.id for p in o.parts)}")
+            self.diag.error(
+                "E609",
+                f"`{o.id}` has no part `{part}`",
+                params.get("_part_span"),
+                did_you_mean(part, [p.id for p in o.parts])
+                or f"its parts: {', '.join(p.id for p in o.parts)}",
+            )
             return False
         return part
 
@@ -265,16 +344,27 @@ class Lowerer:
     def op_float(self, a, spec, t, p, trig):
         o = t[0]
         if o.attached_to is not None:
-            self.diag.error("E607", f"`{o.id}` hangs from `{o.attached_to}`; it rests on nothing, so floating it is no defect",
-                            a.operand[0].span, "pick an object that stands on the ground or `on` another object")
+            self.diag.error(
+                "E607",
+                f"`{o.id}` hangs from `{o.attached_to}`; it rests on nothing, so floating it is no defect",
+                a.operand[0].span,
+                "pick an object that stands on the ground or `on` another object",
+            )
             return None
         if o.support is None and o.aabb_min[2] > 0.02:
-            self.diag.error("E607", f"`{o.id}` already floats {o.aabb_min[2]:.2f} m above the ground", a.operand[0].span,
-                            "pick an object that stands on the ground or `on` another object")
+            self.diag.error(
+                "E607",
+                f"`{o.id}` already floats {o.aabb_min[2]:.2f} m above the ground",
+                a.operand[0].span,
+                "pick an object that stands on the ground or `on` another object",
+            )
             return None
         x, y, z = o.position
-        return [B.Effect(kind="set_pose", target=o.id, position=(x, y, round(z + p["by"], 6)))], \
-            {"support": self._support_name(o)}, []
+        return (
+            [B.Effect(kind="set_pose", target=o.id, position=(x, y, round(z + p["by"], 6)))],
+            {"support": self._support_name(o)},
+            [],
+        )
 
     def op_remove_support(self, a, spec, t, p, trig):
         o = t[0]
@@ -285,8 +375,18 @@ class Lowerer:
         o = t[0]
         x, y, z = o.position
         yaw, pitch, roll = o.rotation_deg
-        return [B.Effect(kind="set_pose", target=o.id, position=(x, y, round(z - p["by"], 6)),
-                         rotation_deg=(yaw, pitch + p.get("tilt", 0.0), roll))], {"support": self._support_name(o)}, []
+        return (
+            [
+                B.Effect(
+                    kind="set_pose",
+                    target=o.id,
+                    position=(x, y, round(z - p["by"], 6)),
+                    rotation_deg=(yaw, pitch + p.get("tilt", 0.0), roll),
+                )
+            ],
+            {"support": self._support_name(o)},
+            [],
+        )
 
     def op_push_into(self, a, spec, t, p, trig):
         o = t[0]
@@ -297,7 +397,9 @@ class Lowerer:
             self.diag.error("E610", "an object cannot be pushed into itself", p.get("_into_span"))
             return None
         if not other.solid:
-            self.diag.error("E607", f"`{other.id}` is not solid, so overlapping it is no defect", p.get("_into_span"))
+            self.diag.error(
+                "E607", f"`{other.id}` is not solid, so overlapping it is no defect", p.get("_into_span")
+            )
             return None
         ca = (np.array(o.aabb_min) + np.array(o.aabb_max)) / 2
         cb = (np.array(other.aabb_min) + np.array(other.aabb_max)) / 2
@@ -331,14 +433,21 @@ class Lowerer:
                 self.diag.error("E606", "`misalign` needs `part`", a.op_span)
             return None
         if p["by"] == (0.0, 0.0, 0.0) and not p.get("rotate"):
-            self.diag.error("E611", "`misalign` with no offset and no rotation changes nothing", a.op_span,
-                            "add `by (0.1, 0, 0)` or `rotate 20 deg`")
+            self.diag.error(
+                "E611",
+                "`misalign` with no offset and no rotation changes nothing",
+                a.op_span,
+                "add `by (0.1, 0, 0)` or `rotate 20 deg`",
+            )
             return None
         pt = next(x for x in o.parts if x.id == part)
         pos = tuple(round(pt.position[i] + p["by"][i], 6) for i in range(3))
         rot = (pt.rotation_deg[0] + p.get("rotate", 0.0), pt.rotation_deg[1], pt.rotation_deg[2])
-        return [B.Effect(kind="set_part_pose", target=o.id, part=part, position=pos, rotation_deg=rot)], \
-            {"part": part.replace("_", " "), "by": p["by"], "rotate": p.get("rotate", 0.0)}, []
+        return (
+            [B.Effect(kind="set_part_pose", target=o.id, part=part, position=pos, rotation_deg=rot)],
+            {"part": part.replace("_", " "), "by": p["by"], "rotate": p.get("rotate", 0.0)},
+            [],
+        )
 
     def op_pile(self, a, spec, t, p, trig):
         effects, news = [], []
@@ -349,10 +458,23 @@ class Lowerer:
             tilt = p["tilt"] * (1 if k % 2 == 0 else -1)
             rot = (o.rotation_deg[0] + 37.0 * k, tilt, o.rotation_deg[2] + tilt / 2)
             lo, _ = world_bounds(o.parts, (0.0, 0.0, 0.0), rot, o.scale)
-            pos = (round(ax + r * math.cos(ang), 6), round(ay + r * math.sin(ang), 6), round(-lo[2] + 0.05 * k, 6))
+            pos = (
+                round(ax + r * math.cos(ang), 6),
+                round(ay + r * math.sin(ang), 6),
+                round(-lo[2] + 0.05 * k, 6),
+            )
             blo, bhi = world_bounds(o.parts, pos, rot, o.scale)
-            copy = o.model_copy(update={"id": f"{o.id}_pile{k + 1}", "position": pos, "rotation_deg": rot,
-                                        "aabb_min": blo, "aabb_max": bhi, "support": None, "dynamic": False})
+            copy = o.model_copy(
+                update={
+                    "id": f"{o.id}_pile{k + 1}",
+                    "position": pos,
+                    "rotation_deg": rot,
+                    "aabb_min": blo,
+                    "aabb_max": bhi,
+                    "support": None,
+                    "dynamic": False,
+                }
+            )
             effects.append(B.Effect(kind="add_object", target=copy.id, object=copy))
             news.append(copy)
         return effects, {"_focus_point": (ax, ay, 0.4)}, []
@@ -361,8 +483,12 @@ class Lowerer:
         o = t[0]
         f = p["by"]
         if all(abs(v - 1.0) < 0.05 for v in f):
-            self.diag.error("E611", "a scale within 5% of 1 is not a visible defect", p.get("_by_span"),
-                            "use a factor such as 2.5 or (0.5, 1, 1)")
+            self.diag.error(
+                "E611",
+                "a scale within 5% of 1 is not a visible defect",
+                p.get("_by_span"),
+                "use a factor such as 2.5 or (0.5, 1, 1)",
+            )
             return None
         scale = tuple(round(o.scale[i] * f[i], 6) for i in range(3))
         kind = "set_appearance" if trig.kind in (B.TriggerKind.beyond, B.TriggerKind.within) else "set_pose"
@@ -374,26 +500,58 @@ class Lowerer:
 
     def op_floor_hole(self, a, spec, t, p, trig):
         (x, y), (w, d) = p["at"], p["size"]
-        return [B.Effect(kind="add_hole", position=(x, y, 0.0), size=(w, d, 4.0))], \
-            {"at_words": f"({x:g}, {y:g})", "_focus_point": (x, y, 0.0)}, []
+        return (
+            [B.Effect(kind="add_hole", position=(x, y, 0.0), size=(w, d, 4.0))],
+            {"at_words": f"({x:g}, {y:g})", "_focus_point": (x, y, 0.0)},
+            [],
+        )
 
     def op_one_way(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="one_way", normal=DIRECTIONS[p["from"]])], {}, []
+        return (
+            [
+                B.Effect(
+                    kind="set_mechanism", target=t[0].id, mechanism="one_way", normal=DIRECTIONS[p["from"]]
+                )
+            ],
+            {},
+            [],
+        )
 
     def op_interact_through(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="through_walls")], {}, []
 
     def op_invisible_wall(self, a, spec, t, p, trig):
         (x, y), size = p["at"], p["size"]
-        return [B.Effect(kind="add_blocker", position=(x, y, 0.0), size=size, rotation_deg=(p.get("yaw", 0.0), 0.0, 0.0))], \
-            {"at_words": f"({x:g}, {y:g})", "_focus_point": (x, y, 1.0)}, []
+        return (
+            [
+                B.Effect(
+                    kind="add_blocker",
+                    position=(x, y, 0.0),
+                    size=size,
+                    rotation_deg=(p.get("yaw", 0.0), 0.0, 0.0),
+                )
+            ],
+            {"at_words": f"({x:g}, {y:g})", "_focus_point": (x, y, 1.0)},
+            [],
+        )
 
     def op_fake_floor(self, a, spec, t, p, trig):
         o = t[0]
         lo, hi = o.aabb_min, o.aabb_max
         pos = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, round(hi[2] - 0.05, 6))
-        return [B.Effect(kind="add_blocker", target=o.id, position=pos,
-                         size=(round(hi[0] - lo[0], 6), round(hi[1] - lo[1], 6), 0.05), rotation_deg=(0.0, 0.0, 0.0))], {}, []
+        return (
+            [
+                B.Effect(
+                    kind="add_blocker",
+                    target=o.id,
+                    position=pos,
+                    size=(round(hi[0] - lo[0], 6), round(hi[1] - lo[1], 6), 0.05),
+                    rotation_deg=(0.0, 0.0, 0.0),
+                )
+            ],
+            {},
+            [],
+        )
 
     def op_ghost_door(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="ghost")], {}, []
@@ -404,7 +562,11 @@ class Lowerer:
     def op_launch(self, a, spec, t, p, trig):
         v = p["speed"]
         m = t[0].mass_kg  # an impulse (N s) that gives the object the launch speed
-        impulse = (0.0, 0.0, round(v * m, 6)) if p["direction"] == "up" else (round(v * m * 0.8, 6), 0.0, round(v * m * 0.6, 6))
+        impulse = (
+            (0.0, 0.0, round(v * m, 6))
+            if p["direction"] == "up"
+            else (round(v * m * 0.8, 6), 0.0, round(v * m * 0.6, 6))
+        )
         return [B.Effect(kind="set_physics", target=t[0].id, impulse=impulse)], {"speed": f"{v:g} m/s"}, []
 
     def op_overturn(self, a, spec, t, p, trig):
@@ -413,13 +575,21 @@ class Lowerer:
     def op_set_mass(self, a, spec, t, p, trig):
         o = t[0]
         if p["mass"] >= o.mass_kg * 0.5:
-            self.diag.error("E611", f"`{o.id}` already weighs {o.mass_kg:g} kg; {p['mass']:g} kg is not implausibly light",
-                            p.get("_mass_span"), "use a mass well below a tenth of its real mass")
+            self.diag.error(
+                "E611",
+                f"`{o.id}` already weighs {o.mass_kg:g} kg; {p['mass']:g} kg is not implausibly light",
+                p.get("_mass_span"),
+                "use a mass well below a tenth of its real mass",
+            )
             return None
         return [B.Effect(kind="set_physics", target=o.id, mass_kg=p["mass"])], {}, []
 
     def op_tremble(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_motion", target=t[0].id, motion="tremble", amplitude_m=p["amplitude"])], {}, []
+        return (
+            [B.Effect(kind="set_motion", target=t[0].id, motion="tremble", amplitude_m=p["amplitude"])],
+            {},
+            [],
+        )
 
     # -- spatial consistency ------------------------------------------------------------------
     def op_xray(self, a, spec, t, p, trig):
@@ -428,26 +598,58 @@ class Lowerer:
     def op_hide(self, a, spec, t, p, trig):
         o = t[0]
         if trig.kind == B.TriggerKind.always:
-            return [B.Effect(kind="set_visible", target=o.id, visible=False, casts_shadow=True, keeps_collision=True)], {
-                "hide_words": "is not drawn, yet its shadow remains and it still blocks movement",
-                "hide_expected": f"The {o.name} should be visible where its shadow and collision are.",
-                "hide_inspection": f"Look at the shadow on the ground where the {o.name} stands and walk into that spot.",
-            }, []
+            return (
+                [
+                    B.Effect(
+                        kind="set_visible",
+                        target=o.id,
+                        visible=False,
+                        casts_shadow=True,
+                        keeps_collision=True,
+                    )
+                ],
+                {
+                    "hide_words": "is not drawn, yet its shadow remains and it still blocks movement",
+                    "hide_expected": f"The {o.name} should be visible where its shadow and collision are.",
+                    "hide_inspection": f"Look at the shadow on the ground where the {o.name} stands and walk into that spot.",
+                },
+                [],
+            )
         if trig.kind in (B.TriggerKind.beyond, B.TriggerKind.within):
             side = "farther" if trig.kind == B.TriggerKind.beyond else "closer"
-            return [B.Effect(kind="set_visible", target=o.id, visible=False, casts_shadow=False, keeps_collision=True)], {
-                "hide_words": f"disappears when seen from {side} than {trig.distance_m:g} m and reappears otherwise",
-                "hide_expected": f"The {o.name} should stay visible at every distance.",
-                "hide_inspection": f"View the {o.name} from near and from beyond {trig.distance_m:g} m.",
-            }, []
-        return [B.Effect(kind="remove_object", target=o.id)], {
-            "hide_words": f"disappears {_trigger_phrase(trig)}",
-            "hide_expected": f"The {o.name} should still be there.",
-            "hide_inspection": f"Observe the {o.name}, {_trigger_action(trig)}, then look at the same spot again.",
-        }, []
+            return (
+                [
+                    B.Effect(
+                        kind="set_visible",
+                        target=o.id,
+                        visible=False,
+                        casts_shadow=False,
+                        keeps_collision=True,
+                    )
+                ],
+                {
+                    "hide_words": f"disappears when seen from {side} than {trig.distance_m:g} m and reappears otherwise",
+                    "hide_expected": f"The {o.name} should stay visible at every distance.",
+                    "hide_inspection": f"View the {o.name} from near and from beyond {trig.distance_m:g} m.",
+                },
+                [],
+            )
+        return (
+            [B.Effect(kind="remove_object", target=o.id)],
+            {
+                "hide_words": f"disappears {_trigger_phrase(trig)}",
+                "hide_expected": f"The {o.name} should still be there.",
+                "hide_inspection": f"Observe the {o.name}, {_trigger_action(trig)}, then look at the same spot again.",
+            },
+            [],
+        )
 
     def op_cull(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_render", target=t[0].id, render="cull", normal=DIRECTIONS[p["from"]])], {}, []
+        return (
+            [B.Effect(kind="set_render", target=t[0].id, render="cull", normal=DIRECTIONS[p["from"]])],
+            {},
+            [],
+        )
 
     def op_flip_normals(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_render", target=t[0].id, render="flip_normals")], {}, []
@@ -456,7 +658,11 @@ class Lowerer:
         if trig.kind != B.TriggerKind.beyond:
             self.diag.error("E603", "`lod_pop` takes `when beyond DISTANCE`", a.op_span)
             return None
-        return [B.Effect(kind="set_render", target=t[0].id, render="lod_proxy")], {"distance": f"{trig.distance_m:g} m"}, []
+        return (
+            [B.Effect(kind="set_render", target=t[0].id, render="lod_proxy")],
+            {"distance": f"{trig.distance_m:g} m"},
+            [],
+        )
 
     def op_recolor(self, a, spec, t, p, trig):
         o = t[0]
@@ -468,8 +674,12 @@ class Lowerer:
 
     def op_displace_shadow(self, a, spec, t, p, trig):
         if math.hypot(*p["by"]) < 0.5:
-            self.diag.error("E611", "a shadow moved by less than 0.5 m is hard to see", p.get("_by_span"),
-                            "displace it by at least 0.5 m")
+            self.diag.error(
+                "E611",
+                "a shadow moved by less than 0.5 m is hard to see",
+                p.get("_by_span"),
+                "displace it by at least 0.5 m",
+            )
             return None
         return [B.Effect(kind="set_shadow", target=t[0].id, casts_shadow=True, shadow_offset=p["by"])], {}, []
 
@@ -480,7 +690,9 @@ class Lowerer:
     def op_dark_lamp(self, a, spec, t, p, trig):
         o = t[0]
         if not o.lit:
-            self.diag.error("E607", f"`{o.id}` is switched off; a dark lamp must look lit", a.op_span, "add `lit yes`")
+            self.diag.error(
+                "E607", f"`{o.id}` is switched off; a dark lamp must look lit", a.op_span, "add `lit yes`"
+            )
             return None
         return [B.Effect(kind="set_light", target=o.id, lit=True, illuminates=False)], {}, []
 
@@ -492,16 +704,31 @@ class Lowerer:
         mat = self.layout.materials.get(p["to"], p.get("_to_span"))
         if mat is None:
             return None
-        current = {self.layout.materials.used[x.material].category for x in o.parts if not part or x.id == part}
+        current = {
+            self.layout.materials.used[x.material].category for x in o.parts if not part or x.id == part
+        }
         if current == {mat.category}:
-            self.diag.error("E611", f"`{o.id}` is already made of {mat.category}; swapping to `{p['to']}` is no defect",
-                            p.get("_to_span"), "pick a material of another category")
+            self.diag.error(
+                "E611",
+                f"`{o.id}` is already made of {mat.category}; swapping to `{p['to']}` is no defect",
+                p.get("_to_span"),
+                "pick a material of another category",
+            )
             return None
-        effects = [B.Effect(kind="set_material", target=o.id, part=x.id, material=mat.name)
-                   for x in o.parts if not part or x.id == part]
-        return effects, {"to_words": mat.category if mat.category != "generic" else mat.name,
-                         "material_words": " / ".join(sorted(current)),
-                         "part_words": f"{part.replace('_', ' ')} of the " if part else ""}, []
+        effects = [
+            B.Effect(kind="set_material", target=o.id, part=x.id, material=mat.name)
+            for x in o.parts
+            if not part or x.id == part
+        ]
+        return (
+            effects,
+            {
+                "to_words": mat.category if mat.category != "generic" else mat.name,
+                "material_words": " / ".join(sorted(current)),
+                "part_words": f"{part.replace('_', ' ')} of the " if part else "",
+            },
+            [],
+        )
 
     def op_missing_texture(self, a, spec, t, p, trig):
         o = t[0]
@@ -510,9 +737,17 @@ class Lowerer:
             return None
         if MISSING_TEXTURE not in self.layout.materials.used:
             self.layout.materials.used[MISSING_TEXTURE] = B.Material(
-                name=MISSING_TEXTURE, color=(1.0, 0.0, 1.0), roughness=1.0, emissive=(1.0, 0.0, 1.0), category="placeholder")
-        effects = [B.Effect(kind="set_material", target=o.id, part=x.id, material=MISSING_TEXTURE)
-                   for x in o.parts if not part or x.id == part]
+                name=MISSING_TEXTURE,
+                color=(1.0, 0.0, 1.0),
+                roughness=1.0,
+                emissive=(1.0, 0.0, 1.0),
+                category="placeholder",
+            )
+        effects = [
+            B.Effect(kind="set_material", target=o.id, part=x.id, material=MISSING_TEXTURE)
+            for x in o.parts
+            if not part or x.id == part
+        ]
         return effects, {"part_words": f"{part.replace('_', ' ')} of the " if part else ""}, []
 
     def op_transparent(self, a, spec, t, p, trig):
@@ -520,8 +755,11 @@ class Lowerer:
         part = self._part(o, p, spec)
         if part is False:
             return None
-        return self._tint(o, {"opacity": p["opacity"]}, f"alpha{round(p['opacity'] * 100)}", part or None), \
-            {"part_words": f"{part.replace('_', ' ')} of the " if part else ""}, []
+        return (
+            self._tint(o, {"opacity": p["opacity"]}, f"alpha{round(p['opacity'] * 100)}", part or None),
+            {"part_words": f"{part.replace('_', ' ')} of the " if part else ""},
+            [],
+        )
 
     # -- temporal consistency -----------------------------------------------------------------
     def op_spawn(self, a, spec, t, p, trig):
@@ -534,10 +772,19 @@ class Lowerer:
         o = t[0]
         dx, dy = p["by"]
         if math.hypot(dx, dy) < 0.3:
-            self.diag.error("E611", "a move of less than 0.3 m is hard to notice", p.get("_by_span"), "move it at least 0.3 m")
+            self.diag.error(
+                "E611",
+                "a move of less than 0.3 m is hard to notice",
+                p.get("_by_span"),
+                "move it at least 0.3 m",
+            )
             return None
         x, y, z = o.position
-        return [B.Effect(kind="set_pose", target=o.id, position=(round(x + dx, 6), round(y + dy, 6), z))], {}, []
+        return (
+            [B.Effect(kind="set_pose", target=o.id, position=(round(x + dx, 6), round(y + dy, 6), z))],
+            {},
+            [],
+        )
 
     def op_rotate(self, a, spec, t, p, trig):
         o = t[0]
@@ -547,13 +794,17 @@ class Lowerer:
         yaw, pitch, roll = o.rotation_deg
         eff = B.Effect(kind="set_pose", target=o.id, rotation_deg=(yaw + p["by"], pitch, roll))
         if trig.kind == B.TriggerKind.always:
-            words = {"rotate_words": f"is turned {abs(p['by']):g} deg away from the way it should face",
-                     "rotate_expected": f"The {o.name} should face the way its function needs, like the others.",
-                     "rotate_inspection": f"View the {o.name} and compare it with similar objects."}
+            words = {
+                "rotate_words": f"is turned {abs(p['by']):g} deg away from the way it should face",
+                "rotate_expected": f"The {o.name} should face the way its function needs, like the others.",
+                "rotate_inspection": f"View the {o.name} and compare it with similar objects.",
+            }
         else:
-            words = {"rotate_words": f"turns by {abs(p['by']):g} deg by itself {_trigger_phrase(trig)}",
-                     "rotate_expected": f"The {o.name} should keep its orientation.",
-                     "rotate_inspection": f"Note which way the {o.name} faces, {_trigger_action(trig)}, and compare."}
+            words = {
+                "rotate_words": f"turns by {abs(p['by']):g} deg by itself {_trigger_phrase(trig)}",
+                "rotate_expected": f"The {o.name} should keep its orientation.",
+                "rotate_inspection": f"Note which way the {o.name} faces, {_trigger_action(trig)}, and compare.",
+            }
         return [eff], words, []
 
     def op_drift(self, a, spec, t, p, trig):
@@ -562,23 +813,47 @@ class Lowerer:
         if n < 1e-6:
             self.diag.error("E611", "`along` must be a non-zero direction", p.get("_along_span"))
             return None
-        return [B.Effect(kind="set_motion", target=t[0].id, motion="drift", axis=(ax / n, ay / n, 0.0),
-                         range_m=p["range"], speed_m_s=p["speed"])], {}, []
+        return (
+            [
+                B.Effect(
+                    kind="set_motion",
+                    target=t[0].id,
+                    motion="drift",
+                    axis=(ax / n, ay / n, 0.0),
+                    range_m=p["range"],
+                    speed_m_s=p["speed"],
+                )
+            ],
+            {},
+            [],
+        )
 
     def op_abrupt_day_night(self, a, spec, t, p, trig):
         dn = self.built.scene.day_night
         if dn is None:
-            self.diag.error("E607", "`abrupt_day_night` needs a scene with a `day_night` cycle", a.op_span,
-                            "add `day_night period 60 s` to the scene")
+            self.diag.error(
+                "E607",
+                "`abrupt_day_night` needs a scene with a `day_night` cycle",
+                a.op_span,
+                "add `day_night period 60 s` to the scene",
+            )
             return None
         if p["period"] * 4 >= dn.period_s:
-            self.diag.error("E611", f"switching every {p['period']:g} s is not much faster than the normal cycle "
-                            f"({dn.period_s:g} s)", a.op_span, "use a period under a quarter of the cycle")
+            self.diag.error(
+                "E611",
+                f"switching every {p['period']:g} s is not much faster than the normal cycle "
+                f"({dn.period_s:g} s)",
+                a.op_span,
+                "use a period under a quarter of the cycle",
+            )
             return None
         lamps = [o for o in self.built.scene.objects if o.lit is not None]
         focus = lamps[0] if lamps else None
-        return [B.Effect(kind="set_day_night", period_s=p["period"], transition="abrupt")], \
-            {"_focus": focus}, []
+        return (
+            [B.Effect(kind="set_day_night", period_s=p["period"], transition="abrupt")],
+            {"_focus": focus},
+            [],
+        )
 
     def op_flicker(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_flicker", target=t[0].id, period_s=p["period"])], {}, []
@@ -597,17 +872,32 @@ class Lowerer:
         return [B.Effect(kind="set_animation", target=t[0].id, animation="speed", value=p["factor"])], {}, []
 
     def op_jump_animation(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_animation", target=t[0].id, animation="jump", value=p["by"], period_s=p["every"])], {}, []
+        return (
+            [
+                B.Effect(
+                    kind="set_animation", target=t[0].id, animation="jump", value=p["by"], period_s=p["every"]
+                )
+            ],
+            {},
+            [],
+        )
 
     def op_autoclose(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="autoclose", value=p["after"])], {}, []
+        return (
+            [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="autoclose", value=p["after"])],
+            {},
+            [],
+        )
 
     def op_speed_door(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="speed", value=p["factor"])], {}, []
 
     def op_jam(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="jam", value=p["at"])], \
-            {"at_percent": f"{round(p['at'] * 100)}% open"}, []
+        return (
+            [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="jam", value=p["at"])],
+            {"at_percent": f"{round(p['at'] * 100)}% open"},
+            [],
+        )
 
     def op_delay(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="delay", value=p["by"])], {}, []
@@ -618,8 +908,11 @@ class Lowerer:
     # -- semantic consistency -----------------------------------------------------------------
     def _upright(self, o: B.SceneObject, span) -> bool:
         if not o.upright:
-            self.diag.error("E607", f"`{o.id}` has no natural up side (its prefab says `upright no`), so turning it over is no defect",
-                            span)
+            self.diag.error(
+                "E607",
+                f"`{o.id}` has no natural up side (its prefab says `upright no`), so turning it over is no defect",
+                span,
+            )
             return False
         return True
 
@@ -629,7 +922,15 @@ class Lowerer:
             return None
         yaw, pitch, roll = o.rotation_deg
         rot = (yaw, pitch, roll + 180.0)
-        return [B.Effect(kind="set_pose", target=o.id, position=self._rest_on_same_base(o, rot), rotation_deg=rot)], {}, []
+        return (
+            [
+                B.Effect(
+                    kind="set_pose", target=o.id, position=self._rest_on_same_base(o, rot), rotation_deg=rot
+                )
+            ],
+            {},
+            [],
+        )
 
     def op_tilt(self, a, spec, t, p, trig):
         o = t[0]
@@ -637,7 +938,15 @@ class Lowerer:
             return None
         yaw, pitch, roll = o.rotation_deg
         rot = (yaw, pitch + p["by"], roll) if p["about"] == "y" else (yaw, pitch, roll + p["by"])
-        return [B.Effect(kind="set_pose", target=o.id, position=self._rest_on_same_base(o, rot), rotation_deg=rot)], {}, []
+        return (
+            [
+                B.Effect(
+                    kind="set_pose", target=o.id, position=self._rest_on_same_base(o, rot), rotation_deg=rot
+                )
+            ],
+            {},
+            [],
+        )
 
     def op_mirror(self, a, spec, t, p, trig):
         o = t[0]
@@ -661,8 +970,15 @@ class Lowerer:
             self.diag.error("E606", "`relocate` needs `to (x, y)` or `onto OBJECT`", a.op_span)
             return None
         lo, _ = world_bounds(o.parts, (0.0, 0.0, 0.0), o.rotation_deg, o.scale)
-        return [B.Effect(kind="set_pose", target=o.id, position=(round(x, 6), round(y, 6), round(base - lo[2], 6)))], \
-            {"relocate_words": words}, []
+        return (
+            [
+                B.Effect(
+                    kind="set_pose", target=o.id, position=(round(x, 6), round(y, 6), round(base - lo[2], 6))
+                )
+            ],
+            {"relocate_words": words},
+            [],
+        )
 
     def op_anachronism(self, a, spec, t, p, trig):
         new = self._new_object(a.new_object)
@@ -670,12 +986,18 @@ class Lowerer:
             return None
         scene_era = self.built.scene.era
         if not _era_conflict(new.era, scene_era):
-            self.diag.error("E612", f"a {new.name} (era {new.era}) does not conflict with the scene's era ({scene_era})",
-                            a.new_object.kind_span,
-                            "anachronism needs a historical scene (`era medieval`, …) and an object of a later or earlier era")
+            self.diag.error(
+                "E612",
+                f"a {new.name} (era {new.era}) does not conflict with the scene's era ({scene_era})",
+                a.new_object.kind_span,
+                "anachronism needs a historical scene (`era medieval`, …) and an object of a later or earlier era",
+            )
             return None
-        return [B.Effect(kind="add_object", target=new.id, object=new)], \
-            {"era_words": f"{new.era.replace('_', ' ')} era", "scene_era": scene_era.replace("_", " ")}, [new]
+        return (
+            [B.Effect(kind="add_object", target=new.id, object=new)],
+            {"era_words": f"{new.era.replace('_', ' ')} era", "scene_era": scene_era.replace("_", " ")},
+            [new],
+        )
 
     def op_replace(self, a, spec, t, p, trig):
         o = t[0]
@@ -691,12 +1013,25 @@ class Lowerer:
         if new is None:
             return None
         if not _era_conflict(new.era, self.built.scene.era):
-            self.diag.error("E612", f"a {new.name} (era {new.era}) does not conflict with the scene's era ({self.built.scene.era})",
-                            p.get("_with_span"), "pick a prefab of another era")
+            self.diag.error(
+                "E612",
+                f"a {new.name} (era {new.era}) does not conflict with the scene's era ({self.built.scene.era})",
+                p.get("_with_span"),
+                "pick a prefab of another era",
+            )
             return None
-        return [B.Effect(kind="remove_object", target=o.id), B.Effect(kind="add_object", target=new.id, object=new)], \
-            {"with_name": new.name, "era_words": f"{new.era.replace('_', ' ')} era",
-             "scene_era": self.built.scene.era.replace("_", " ")}, [new]
+        return (
+            [
+                B.Effect(kind="remove_object", target=o.id),
+                B.Effect(kind="add_object", target=new.id, object=new),
+            ],
+            {
+                "with_name": new.name,
+                "era_words": f"{new.era.replace('_', ' ')} era",
+                "scene_era": self.built.scene.era.replace("_", " "),
+            },
+            [new],
+        )
 
 
 def _requires_hint(op: str, req: str) -> str:
@@ -725,10 +1060,23 @@ def _default(p):
 
 
 def _example(p) -> str:
-    return {"length": "0.4 m", "angle": "30 deg", "duration": "2 s", "speed": "5 m/s", "mass": "0.1 kg",
-            "vec2": "(1, 0)", "vec3": "(0.2, 0, 0)", "scale": "2.5", "color": '"#c03030"', "object": "OBJECT_ID",
-            "part": "PART_ID", "material": "wood", "prefab": "PREFAB", "number": "1.1", "fraction": "0.5"}.get(
-        p.type, p.choices[0] if p.choices else "VALUE")
+    return {
+        "length": "0.4 m",
+        "angle": "30 deg",
+        "duration": "2 s",
+        "speed": "5 m/s",
+        "mass": "0.1 kg",
+        "vec2": "(1, 0)",
+        "vec3": "(0.2, 0, 0)",
+        "scale": "2.5",
+        "color": '"#c03030"',
+        "object": "OBJECT_ID",
+        "part": "PART_ID",
+        "material": "wood",
+        "prefab": "PREFAB",
+        "number": "1.1",
+        "fraction": "0.5",
+    }.get(p.type, p.choices[0] if p.choices else "VALUE")
 
 
 def _scale_words(f) -> str:

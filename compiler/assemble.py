@@ -33,8 +33,13 @@ class Built:
     scene_key: int = 0  # identifies the scene declaration, for per-scene caches
 
 
-def place_objects(things: list[tuple[N.Thing, Path]], layout: Layout, diag: Collector,
-                  interact: dict[str, set[str]], existing: dict[str, B.SceneObject] | None = None) -> dict[str, B.SceneObject]:
+def place_objects(
+    things: list[tuple[N.Thing, Path]],
+    layout: Layout,
+    diag: Collector,
+    interact: dict[str, set[str]],
+    existing: dict[str, B.SceneObject] | None = None,
+) -> dict[str, B.SceneObject]:
     """Place declared objects, supports before what rests on them."""
     placed: dict[str, B.SceneObject] = dict(existing or {})
     pending: dict[str, tuple[N.Thing, Path, dict, tuple[B.Part, ...]]] = {}
@@ -43,7 +48,9 @@ def place_objects(things: list[tuple[N.Thing, Path]], layout: Layout, diag: Coll
         if thing.id in placed or thing.id in pending:
             prev = first_seen.get(thing.id)
             where = f"the first is at {prev.span.location}" if prev else "it is already declared by the scene"
-            diag.error("E409", f"object `{thing.id}` is declared twice", thing.id_span, f"{where}; rename one")
+            diag.error(
+                "E409", f"object `{thing.id}` is declared twice", thing.id_span, f"{where}; rename one"
+            )
             continue
         first_seen[thing.id] = thing
         built = layout.build(thing, file)
@@ -60,8 +67,12 @@ def place_objects(things: list[tuple[N.Thing, Path]], layout: Layout, diag: Coll
             return None
         if oid in visiting:
             thing = pending[oid][0]
-            diag.error("E410", f"`{oid}` rests on itself through a chain of `on` clauses", thing.span,
-                       "one object in the chain must stand on the ground")
+            diag.error(
+                "E410",
+                f"`{oid}` rests on itself through a chain of `on` clauses",
+                thing.span,
+                "one object in the chain must stand on the ground",
+            )
             return None
         visiting.add(oid)
         thing, _file, values, parts = pending[oid]
@@ -71,8 +82,12 @@ def place_objects(things: list[tuple[N.Thing, Path]], layout: Layout, diag: Coll
             support = place(sup_name)
             if support is None and sup_name not in pending:
                 clause = thing.clause("on")
-                diag.error("E411", f"`{oid}` is `on` unknown object `{sup_name}`", clause.value.span if clause else thing.span,
-                           did_you_mean(sup_name, list(placed) + list(pending)))
+                diag.error(
+                    "E411",
+                    f"`{oid}` is `on` unknown object `{sup_name}`",
+                    clause.value.span if clause else thing.span,
+                    did_you_mean(sup_name, list(placed) + list(pending)),
+                )
             if support is None:
                 visiting.discard(oid)
                 return None
@@ -87,8 +102,14 @@ def place_objects(things: list[tuple[N.Thing, Path]], layout: Layout, diag: Coll
     return placed
 
 
-def make_object(thing: N.Thing, values: dict, parts: tuple[B.Part, ...], support: B.SceneObject | None,
-                extra_interactions: set[str], diag: Collector) -> B.SceneObject | None:
+def make_object(
+    thing: N.Thing,
+    values: dict,
+    parts: tuple[B.Part, ...],
+    support: B.SceneObject | None,
+    extra_interactions: set[str],
+    diag: Collector,
+) -> B.SceneObject | None:
     defaults = values.get("_defaults", {})
     at = values.get("at")
     yaw, pitch, roll = values.get("yaw", 0.0), values.get("pitch", 0.0), values.get("roll", 0.0)
@@ -102,23 +123,37 @@ def make_object(thing: N.Thing, values: dict, parts: tuple[B.Part, ...], support
         else:
             x, y = at[0], at[1]
             s = FOOTPRINT_SLACK_M
-            if not (support.aabb_min[0] - s <= x <= support.aabb_max[0] + s and support.aabb_min[1] - s <= y <= support.aabb_max[1] + s):
+            if not (
+                support.aabb_min[0] - s <= x <= support.aabb_max[0] + s
+                and support.aabb_min[1] - s <= y <= support.aabb_max[1] + s
+            ):
                 clause = thing.clause("at")
-                diag.error("E412", f"`{thing.id}` is `on {support.id}` but ({x:g}, {y:g}) is outside {support.id}'s footprint",
-                           clause.value.span if clause else thing.span,
-                           f"{support.id} spans x {support.aabb_min[0]:.2f}..{support.aabb_max[0]:.2f}, "
-                           f"y {support.aabb_min[1]:.2f}..{support.aabb_max[1]:.2f}; or drop `at` to centre it")
+                diag.error(
+                    "E412",
+                    f"`{thing.id}` is `on {support.id}` but ({x:g}, {y:g}) is outside {support.id}'s footprint",
+                    clause.value.span if clause else thing.span,
+                    f"{support.id} spans x {support.aabb_min[0]:.2f}..{support.aabb_max[0]:.2f}, "
+                    f"y {support.aabb_min[1]:.2f}..{support.aabb_max[1]:.2f}; or drop `at` to centre it",
+                )
                 return None
             if len(at) == 3:
                 clause = thing.clause("at")
-                diag.error("E413", f"`{thing.id}` gives both a height and `on {support.id}`",
-                           clause.value.span if clause else thing.span, "drop the z coordinate; `on` computes it")
+                diag.error(
+                    "E413",
+                    f"`{thing.id}` gives both a height and `on {support.id}`",
+                    clause.value.span if clause else thing.span,
+                    "drop the z coordinate; `on` computes it",
+                )
                 return None
         z = support.aabb_max[2] - lo[2]
     else:
         if at is None:
-            diag.error("E414", f"object `{thing.id}` needs a position", thing.id_span,
-                       "add `at (x, y)` or `on OTHER_OBJECT`")
+            diag.error(
+                "E414",
+                f"object `{thing.id}` needs a position",
+                thing.id_span,
+                "add `at (x, y)` or `on OTHER_OBJECT`",
+            )
             return None
         x, y = at[0], at[1]
         z = (at[2] if len(at) == 3 else 0.0) - lo[2]
@@ -199,16 +234,26 @@ def settings(body: N.Body, context: str, ev: Evaluator) -> dict[str, dict]:
 def _light(vals: dict) -> B.PointLight | None:
     if vals.get("id") is None or vals.get("at") is None:
         return None
-    return B.PointLight(id=vals["id"], position=vals["at"], color=vals.get("color") or (1.0, 0.9, 0.7),
-                        intensity=vals.get("intensity", 1.0) if vals.get("intensity") is not None else 1.0,
-                        range_m=vals.get("range") or 8.0, on=vals.get("on", True) is not False)
+    return B.PointLight(
+        id=vals["id"],
+        position=vals["at"],
+        color=vals.get("color") or (1.0, 0.9, 0.7),
+        intensity=vals.get("intensity", 1.0) if vals.get("intensity") is not None else 1.0,
+        range_m=vals.get("range") or 8.0,
+        on=vals.get("on", True) is not False,
+    )
 
 
 def exploration(sc: dict, tk: dict, diag: Collector, at_span) -> B.Exploration | None:
     bounds = tk.get("bounds") or sc.get("bounds")
     start = tk.get("start") or sc.get("start")
     if bounds is None:
-        diag.error("E420", "no exploration bounds", at_span, "add `bounds from (x0, y0) to (x1, y1)` to the scene or task")
+        diag.error(
+            "E420",
+            "no exploration bounds",
+            at_span,
+            "add `bounds from (x0, y0) to (x1, y1)` to the scene or task",
+        )
         return None
     if start is None or start.get("at") is None:
         diag.error("E421", "no start pose", at_span, "add `start at (x, y) yaw 90 deg` to the scene or task")
@@ -236,7 +281,9 @@ def exploration(sc: dict, tk: dict, diag: Collector, at_span) -> B.Exploration |
         return None
     return B.Exploration(
         bounds=tuple(tuple(p) for p in poly),
-        start=B.Pose(position=start["at"], yaw_deg=start.get("yaw") or 0.0, pitch_deg=start.get("pitch") or 0.0),
+        start=B.Pose(
+            position=start["at"], yaw_deg=start.get("yaw") or 0.0, pitch_deg=start.get("pitch") or 0.0
+        ),
         budget_actions=budget or 40,
     )
 
@@ -257,11 +304,20 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
         for vals in sc.get("interact", {}).get("_all", []):
             oid = vals.get("object")
             if oid and oid not in objects and not any(t.id == oid for t, _ in things):
-                sdiag.error("E425", f"`interact` names unknown object `{oid}`", vals["_span"], did_you_mean(oid, objects))
+                sdiag.error(
+                    "E425",
+                    f"`interact` names unknown object `{oid}`",
+                    vals["_span"],
+                    did_you_mean(oid, objects),
+                )
         for vals in sc.get("benign", {}).get("_all", []):
             if vals.get("object") and vals["object"] not in objects:
-                sdiag.error("E426", f"`benign` names unknown object `{vals['object']}`", vals["_span"],
-                            did_you_mean(vals["object"], objects))
+                sdiag.error(
+                    "E426",
+                    f"`benign` names unknown object `{vals['object']}`",
+                    vals["_span"],
+                    did_you_mean(vals["object"], objects),
+                )
         memo[key] = (sc, objects, dict(layout.materials.used), dict(layout.assets), tuple(sdiag.items))
     sc, objects, materials, assets, diags = memo[key]
     layout.materials.used.update(materials)
@@ -280,13 +336,19 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
     for oid, actions in interact.items():  # task-level interactions on scene objects
         if oid in objects:
             o = objects[oid]
-            objects[oid] = o.model_copy(update={"interactions": tuple(sorted(set(o.interactions) | {B.Interaction(a) for a in actions}))})
+            objects[oid] = o.model_copy(
+                update={
+                    "interactions": tuple(sorted(set(o.interactions) | {B.Interaction(a) for a in actions}))
+                }
+            )
     task_things = [(t, task.span.source.path) for t in task.body.things]
     objects = place_objects(task_things, layout, diag, interact, existing=objects)
     for vals in tk.get("interact", {}).get("_all", []):
         oid = vals.get("object")
         if oid and oid not in objects and not any(t.id == oid for t, _ in task_things):
-            diag.error("E425", f"`interact` names unknown object `{oid}`", vals["_span"], did_you_mean(oid, objects))
+            diag.error(
+                "E425", f"`interact` names unknown object `{oid}`", vals["_span"], did_you_mean(oid, objects)
+            )
     things = [(t, scene_decl.span.source.path) for t in scene_decl.body.things] + task_things
     expl = exploration(sc, tk, diag, task.span)
     ground = sc.get("ground", {})
@@ -298,42 +360,75 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
     sun = None
     if "no_sun" not in sc:
         s = sc.get("sun", {})
-        sun = B.Sun(azimuth_deg=s.get("azimuth", 135.0) if s.get("azimuth") is not None else 135.0,
-                    elevation_deg=s.get("elevation") or 50.0,
-                    intensity=s.get("intensity", 1.0) if s.get("intensity") is not None else 1.0,
-                    color=s.get("color") or (1.0, 0.97, 0.92))
+        sun = B.Sun(
+            azimuth_deg=s.get("azimuth", 135.0) if s.get("azimuth") is not None else 135.0,
+            elevation_deg=s.get("elevation") or 50.0,
+            intensity=s.get("intensity", 1.0) if s.get("intensity") is not None else 1.0,
+            color=s.get("color") or (1.0, 0.97, 0.92),
+        )
     dn = sc.get("day_night")
     day_night = None
     if dn is not None:
         if dn.get("period") is None:
             diag.error("E427", "`day_night` needs a `period`", dn["_span"], "e.g. `day_night period 60 s`")
             return None
-        day_night = B.DayNight(period_s=dn["period"], transition=dn.get("transition") or "gradual",
-                               phase=dn.get("phase", 0.25) if dn.get("phase") is not None else 0.25)
+        day_night = B.DayNight(
+            period_s=dn["period"],
+            transition=dn.get("transition") or "gradual",
+            phase=dn.get("phase", 0.25) if dn.get("phase") is not None else 0.25,
+        )
     desc = (tk.get("description") or sc.get("description") or {}).get("text")
     if not desc:
-        diag.error("E428", f"scene `{scene_decl.name}` has no description", scene_decl.span,
-                   'add `description "…"`: it is what the auditor is told about the scene')
+        diag.error(
+            "E428",
+            f"scene `{scene_decl.name}` has no description",
+            scene_decl.span,
+            'add `description "…"`: it is what the auditor is told about the scene',
+        )
         return None
     stype = sc.get("type", {}).get("type")
     if stype is None:
-        diag.error("E429", f"scene `{scene_decl.name}` has no type", scene_decl.span,
-                   f"add `type` with one of: {', '.join(T.SCENE_TYPES)}")
+        diag.error(
+            "E429",
+            f"scene `{scene_decl.name}` has no type",
+            scene_decl.span,
+            f"add `type` with one of: {', '.join(T.SCENE_TYPES)}",
+        )
         return None
     era = sc.get("era", {}).get("era") or "any"
     gsize = ground.get("size") or (60.0, 60.0)
     lights = tuple(x for x in (_light(v) for v in sc.get("light", {}).get("_all", [])) if x)
-    benign = tuple(B.Benign(object=v["object"], reason=v.get("reason") or "")
-                   for v in sc.get("benign", {}).get("_all", []) if v.get("object") in objects)
+    benign = tuple(
+        B.Benign(object=v["object"], reason=v.get("reason") or "")
+        for v in sc.get("benign", {}).get("_all", [])
+        if v.get("object") in objects
+    )
     ordered = tuple(objects[o] for o in sorted(objects))
     scene = B.Scene(
-        name=scene_decl.name, description=desc, scene_type=B.SceneType(stype), era=era,
+        name=scene_decl.name,
+        description=desc,
+        scene_type=B.SceneType(stype),
+        era=era,
         ground=B.Ground(material=ground_mat, size=gsize),
         sky_color=(sc.get("sky") or {}).get("color") or (0.62, 0.74, 0.88),
-        ambient=(sc.get("ambient") or {}).get("level") if (sc.get("ambient") or {}).get("level") is not None else 0.35,
-        sun=sun, day_night=day_night, lights=lights,
-        materials=dict(sorted(layout.materials.used.items())), objects=ordered, benign=benign,
+        ambient=(sc.get("ambient") or {}).get("level")
+        if (sc.get("ambient") or {}).get("level") is not None
+        else 0.35,
+        sun=sun,
+        day_night=day_night,
+        lights=lights,
+        materials=dict(sorted(layout.materials.used.items())),
+        objects=ordered,
+        benign=benign,
     )
     things_by_id = {t.id: t for t, _ in things}
-    return Built(scene, expl, objects, things_by_id, interact, task_local=frozenset(t.id for t, _ in task_things),
-                 scene_key=id(scene_decl), task_settings=tk)
+    return Built(
+        scene,
+        expl,
+        objects,
+        things_by_id,
+        interact,
+        task_local=frozenset(t.id for t, _ in task_things),
+        scene_key=id(scene_decl),
+        task_settings=tk,
+    )

@@ -37,36 +37,53 @@ class _Elaborator:
         self.diag = diag
 
     # -- helpers ----------------------------------------------------------------------
-    def clauses(self, words: tuple[S.Word, ...], allowed: dict[str, object] | None, what: str) -> tuple[N.Clause, ...]:
+    def clauses(
+        self, words: tuple[S.Word, ...], allowed: dict[str, object] | None, what: str
+    ) -> tuple[N.Clause, ...]:
         """Read `key value key value …`; `allowed=None` accepts any key (checked later)."""
         out: list[N.Clause] = []
         i = 0
         while i < len(words):
             key = words[i]
             if not isinstance(key, S.Name):
-                self.diag.error("E101", f"expected a clause name in {what}, found {_describe(key)}", key.span,
-                                "clauses are written `name value`, e.g. `yaw 30 deg`")
+                self.diag.error(
+                    "E101",
+                    f"expected a clause name in {what}, found {_describe(key)}",
+                    key.span,
+                    "clauses are written `name value`, e.g. `yaw 30 deg`",
+                )
                 return tuple(out)
             if allowed is not None and key.text not in allowed:
-                self.diag.error("E102", f"unknown clause `{key.text}` in {what}", key.span,
-                                did_you_mean(key.text, allowed) or f"known clauses: {', '.join(sorted(allowed))}")
+                self.diag.error(
+                    "E102",
+                    f"unknown clause `{key.text}` in {what}",
+                    key.span,
+                    did_you_mean(key.text, allowed) or f"known clauses: {', '.join(sorted(allowed))}",
+                )
                 i += 2
                 continue
             if i + 1 >= len(words):
-                self.diag.error("E103", f"clause `{key.text}` needs a value", key.span,
-                                f"write `{key.text} VALUE`")
+                self.diag.error(
+                    "E103", f"clause `{key.text}` needs a value", key.span, f"write `{key.text} VALUE`"
+                )
                 return tuple(out)
             value = words[i + 1]
             out.append(N.Clause(key.text, value, _join(key.span, value.span)))
             i += 2
         return tuple(out)
 
-    def block_clauses(self, block: tuple[S.Statement, ...] | None, allowed, what: str) -> tuple[N.Clause, ...]:
+    def block_clauses(
+        self, block: tuple[S.Statement, ...] | None, allowed, what: str
+    ) -> tuple[N.Clause, ...]:
         out: list[N.Clause] = []
         for st in block or ():
             if st.label is not None:
-                self.diag.error("E104", f"a labelled declaration cannot appear inside {what}", st.label.span,
-                                "declare objects at the scene or task level")
+                self.diag.error(
+                    "E104",
+                    f"a labelled declaration cannot appear inside {what}",
+                    st.label.span,
+                    "declare objects at the scene or task level",
+                )
                 continue
             if st.block is not None:
                 self.diag.error("E104", f"unexpected block inside {what}", st.span)
@@ -77,8 +94,12 @@ class _Elaborator:
         assert st.label is not None
         head = st.words[0]
         if not isinstance(head, S.Name):
-            self.diag.error("E105", f"`{st.label.text}:` must be followed by a prefab or shape name, found {_describe(head)}",
-                            head.span, "e.g. `chair_1: chair at (1, 2)`")
+            self.diag.error(
+                "E105",
+                f"`{st.label.text}:` must be followed by a prefab or shape name, found {_describe(head)}",
+                head.span,
+                "e.g. `chair_1: chair at (1, 2)`",
+            )
             return None
         clauses = self.clauses(st.words[1:], allowed, f"`{st.label.text}`")
         clauses += self.block_clauses(st.block, allowed, f"`{st.label.text}`")
@@ -96,13 +117,17 @@ class _Elaborator:
                 if context not in ("scene", "task", "prefab"):
                     self.diag.error("E106", f"labels are not allowed in {owner}", st.label.span)
                     continue
-                t = self.thing(st, thing_clauses, f"{'part' if context == 'prefab' else 'object'} declaration")
+                t = self.thing(
+                    st, thing_clauses, f"{'part' if context == 'prefab' else 'object'} declaration"
+                )
                 if t:
                     things.append(t)
                 continue
             head = st.words[0]
             if not isinstance(head, S.Name):
-                self.diag.error("E107", f"a statement must start with a keyword, found {_describe(head)}", head.span)
+                self.diag.error(
+                    "E107", f"a statement must start with a keyword, found {_describe(head)}", head.span
+                )
                 continue
             kw = head.text
             if kw == "anomaly" and context == "task":
@@ -118,15 +143,21 @@ class _Elaborator:
                 self.diag.error("E108", f"unknown statement `{kw}` in {owner}", head.span, hint)
                 continue
             if not spec.repeatable and kw in seen:
-                self.diag.error("E109", f"`{kw}` is given twice in {owner}", head.span,
-                                f"the first is at line {seen[kw].line}; keep one")
+                self.diag.error(
+                    "E109",
+                    f"`{kw}` is given twice in {owner}",
+                    head.span,
+                    f"the first is at line {seen[kw].line}; keep one",
+                )
                 continue
             seen[kw] = head.span
             npos = len(spec.positional)
             args = st.words[1 : 1 + npos]
             if len(args) < npos:
                 names = " ".join(n.upper() for n, _ in spec.positional)
-                self.diag.error("E110", f"`{kw}` needs {npos} argument(s)", head.span, f"write `{kw} {names}`")
+                self.diag.error(
+                    "E110", f"`{kw}` needs {npos} argument(s)", head.span, f"write `{kw} {names}`"
+                )
                 continue
             allowed = {c.key: c for c in spec.clauses}
             clauses = self.clauses(st.words[1 + npos :], allowed, f"`{kw}`")
@@ -143,16 +174,24 @@ class _Elaborator:
             lead = words.pop(0)
             trigger = N.Trigger(schema.LEADING_TRIGGERS[lead.text], None, (), lead.span)
         if not words or not isinstance(words[0], S.Name):
-            self.diag.error("E120", "`anomaly` needs an operator", st.words[0].span,
-                            "e.g. `anomaly float sack_2 by 0.4 m`; see the operator table in docs/language.md")
+            self.diag.error(
+                "E120",
+                "`anomaly` needs an operator",
+                st.words[0].span,
+                "e.g. `anomaly float sack_2 by 0.4 m`; see the operator table in docs/language.md",
+            )
             return None
         op_word = words.pop(0)
         reg = registry()
         spec = reg.operator(op_word.text)
         if spec is None:
-            self.diag.error("E121", f"unknown anomaly operator `{op_word.text}`", op_word.span,
-                            did_you_mean(op_word.text, [o.name for o in reg.operators])
-                            or "see the operator table in docs/language.md")
+            self.diag.error(
+                "E121",
+                f"unknown anomaly operator `{op_word.text}`",
+                op_word.span,
+                did_you_mean(op_word.text, [o.name for o in reg.operators])
+                or "see the operator table in docs/language.md",
+            )
             return None
         # split off `when TRIGGER …`
         when_at = next((i for i, w in enumerate(words) if isinstance(w, S.Name) and w.text == "when"), None)
@@ -161,8 +200,12 @@ class _Elaborator:
             tail = words[when_at + 1 :]
             words = words[:when_at]
             if trigger is not None:
-                self.diag.error("E122", "the anomaly has two triggers", words and words[0].span or op_word.span,
-                                "use either a leading `on_revisit`-style trigger or `when …`, not both")
+                self.diag.error(
+                    "E122",
+                    "the anomaly has two triggers",
+                    words and words[0].span or op_word.span,
+                    "use either a leading `on_revisit`-style trigger or `when …`, not both",
+                )
                 return None
             trigger = self.trigger(tail, st.words[0].span)
             if trigger is None:
@@ -171,8 +214,12 @@ class _Elaborator:
         new_object: N.Thing | None = None
         if spec.operand in ("object", "objects"):
             if not words:
-                self.diag.error("E123", f"`{spec.name}` needs a target object", op_word.span,
-                                f"write `anomaly {spec.name} OBJECT_ID …`")
+                self.diag.error(
+                    "E123",
+                    f"`{spec.name}` needs a target object",
+                    op_word.span,
+                    f"write `anomaly {spec.name} OBJECT_ID …`",
+                )
                 return None
             first = words.pop(0)
             if isinstance(first, S.Name):
@@ -185,14 +232,25 @@ class _Elaborator:
                         self.diag.error("E124", f"expected an object id, found {_describe(item)}", item.span)
                         return None
             else:
-                self.diag.error("E124", f"expected the target object's id after `{spec.name}`, found {_describe(first)}",
-                                first.span)
+                self.diag.error(
+                    "E124",
+                    f"expected the target object's id after `{spec.name}`, found {_describe(first)}",
+                    first.span,
+                )
                 return None
         elif spec.operand == "new_object":
-            if len(words) < 3 or not isinstance(words[0], S.Name) or not (isinstance(words[1], S.Name) and words[1].text == "as") \
-                    or not isinstance(words[2], S.Name):
-                self.diag.error("E125", f"`{spec.name}` declares a new object: write `anomaly {spec.name} ID as PREFAB …`",
-                                op_word.span, f"e.g. `anomaly {spec.name} cola_1 as cola_bottle on table_1`")
+            if (
+                len(words) < 3
+                or not isinstance(words[0], S.Name)
+                or not (isinstance(words[1], S.Name) and words[1].text == "as")
+                or not isinstance(words[2], S.Name)
+            ):
+                self.diag.error(
+                    "E125",
+                    f"`{spec.name}` declares a new object: write `anomaly {spec.name} ID as PREFAB …`",
+                    op_word.span,
+                    f"e.g. `anomaly {spec.name} cola_1 as cola_bottle on table_1`",
+                )
                 return None
             ident, _, kind = words[0], words[1], words[2]
             rest = tuple(words[3:])
@@ -210,41 +268,65 @@ class _Elaborator:
             return None
         kind = words[0]
         if kind.text not in schema.TRIGGERS:
-            self.diag.error("E127", f"unknown trigger `{kind.text}`", kind.span,
-                            did_you_mean(kind.text, schema.TRIGGERS) or f"triggers: {', '.join(schema.TRIGGERS)}")
+            self.diag.error(
+                "E127",
+                f"unknown trigger `{kind.text}`",
+                kind.span,
+                did_you_mean(kind.text, schema.TRIGGERS) or f"triggers: {', '.join(schema.TRIGGERS)}",
+            )
             return None
         rest = words[1:]
         arg = None
         if kind.text in schema.TRIGGER_ARG:
             if not rest:
-                self.diag.error("E128", f"`when {kind.text}` needs a value", kind.span,
-                                f"e.g. `when {kind.text} {'20 s' if schema.TRIGGER_ARG[kind.text] == schema.DURATION else '6 m'}`")
+                self.diag.error(
+                    "E128",
+                    f"`when {kind.text}` needs a value",
+                    kind.span,
+                    f"e.g. `when {kind.text} {'20 s' if schema.TRIGGER_ARG[kind.text] == schema.DURATION else '6 m'}`",
+                )
                 return None
             arg, rest = rest[0], rest[1:]
         allowed = {c.key: c for c in schema.TRIGGERS[kind.text]}
         clauses = self.clauses(tuple(rest), allowed, f"trigger `{kind.text}`")
-        return N.Trigger(kind.text, arg, clauses, _join(kind.span, (rest[-1] if rest else (arg or kind)).span))
+        return N.Trigger(
+            kind.text, arg, clauses, _join(kind.span, (rest[-1] if rest else (arg or kind)).span)
+        )
 
     # -- files ----------------------------------------------------------------------------
     def module(self, f: S.File) -> N.Module:
         imports, scenes, tasks, prefabs, materials = [], [], [], [], []
         for st in f.statements:
             if st.label is not None:
-                self.diag.error("E106", "objects must be declared inside a scene or task", st.label.span,
-                                "move this line into a `scene NAME { … }` or `task NAME on SCENE { … }` block")
+                self.diag.error(
+                    "E106",
+                    "objects must be declared inside a scene or task",
+                    st.label.span,
+                    "move this line into a `scene NAME { … }` or `task NAME on SCENE { … }` block",
+                )
                 continue
             head = st.words[0]
             if not isinstance(head, S.Name) or head.text not in schema.CONTEXTS["file"]:
                 text = head.text if isinstance(head, S.Name) else ""
-                self.diag.error("E107", f"unknown top-level statement {_describe(head)}", head.span,
-                                did_you_mean(text, schema.CONTEXTS["file"]) if text else
-                                "a file holds `import`, `material`, `prefab`, `scene` and `task` statements")
+                self.diag.error(
+                    "E107",
+                    f"unknown top-level statement {_describe(head)}",
+                    head.span,
+                    did_you_mean(text, schema.CONTEXTS["file"])
+                    if text
+                    else "a file holds `import`, `material`, `prefab`, `scene` and `task` statements",
+                )
                 continue
             kw = head.text
             rest = st.words[1:]
             if kw == "import":
                 if len(rest) != 1 or not isinstance(rest[0], S.Str):
-                    self.diag.error("E111", "`import` takes one quoted path", head.span, 'write `import "../scenes/market.wa"`')
+                    self.diag.error(
+                        "E111",
+                        "`import` takes one quoted path",
+                        head.span,
+                        'write `import "../scenes/market.wa"`',
+                    )
                     continue
                 imports.append(N.Import(rest[0].value, rest[0].span))
                 continue
@@ -255,29 +337,50 @@ class _Elaborator:
             if kw == "material":
                 allowed = {c.key: c for c in schema.MATERIAL_CLAUSES}
                 cl = self.clauses(rest[1:], allowed, f"material `{name.text}`") + self.block_clauses(
-                    st.block, allowed, f"material `{name.text}`")
+                    st.block, allowed, f"material `{name.text}`"
+                )
                 materials.append(N.MaterialDecl(name.text, cl, st.span))
                 continue
             if st.block is None:
-                self.diag.error("E113", f"`{kw} {name.text}` needs a `{{ … }}` block", st.span,
-                                "put `{` at the end of this line and `}` after its contents")
+                self.diag.error(
+                    "E113",
+                    f"`{kw} {name.text}` needs a `{{ … }}` block",
+                    st.span,
+                    "put `{` at the end of this line and `}` after its contents",
+                )
                 continue
             if kw == "task":
-                if len(rest) != 3 or not isinstance(rest[1], S.Name) or rest[1].text != "on" or not isinstance(rest[2], S.Name):
-                    self.diag.error("E114", f"write `task {name.text} on SCENE {{ … }}`", st.words[0].span,
-                                    "a task names the scene it uses after `on`")
+                if (
+                    len(rest) != 3
+                    or not isinstance(rest[1], S.Name)
+                    or rest[1].text != "on"
+                    or not isinstance(rest[2], S.Name)
+                ):
+                    self.diag.error(
+                        "E114",
+                        f"write `task {name.text} on SCENE {{ … }}`",
+                        st.words[0].span,
+                        "a task names the scene it uses after `on`",
+                    )
                     continue
                 body = self.body(st.block, "task", f"task `{name.text}`")
                 tasks.append(N.TaskDecl(name.text, rest[2].text, body, st.span, rest[2].span))
             else:
                 if len(rest) != 1:
-                    self.diag.error("E115", f"unexpected {_describe(rest[1])} after `{kw} {name.text}`", rest[1].span,
-                                    f"write `{kw} {name.text} {{ … }}`")
+                    self.diag.error(
+                        "E115",
+                        f"unexpected {_describe(rest[1])} after `{kw} {name.text}`",
+                        rest[1].span,
+                        f"write `{kw} {name.text} {{ … }}`",
+                    )
                     continue
                 body = self.body(st.block, kw, f"{kw} `{name.text}`")
                 (scenes if kw == "scene" else prefabs).append(
-                    (N.SceneDecl if kw == "scene" else N.PrefabDecl)(name.text, body, st.span))
-        return N.Module(f.source, tuple(imports), tuple(scenes), tuple(tasks), tuple(prefabs), tuple(materials))
+                    (N.SceneDecl if kw == "scene" else N.PrefabDecl)(name.text, body, st.span)
+                )
+        return N.Module(
+            f.source, tuple(imports), tuple(scenes), tuple(tasks), tuple(prefabs), tuple(materials)
+        )
 
 
 def _join(a: Span, b: Span) -> Span:

@@ -32,7 +32,9 @@ def canonical_json(data) -> bytes:
     Compact on purpose (the C encoder is several times faster than an indenting one);
     the Markdown files beside the JSON are the human-readable views.
     """
-    return (json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    return (json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode(
+        "utf-8"
+    )
 
 
 def dump(model: B.Model) -> bytes:
@@ -49,8 +51,11 @@ def _validators():
     defs = schema.pop("$defs")
     # the models are not recursive, so every $ref can be inlined: validation then follows no
     # references, which makes it several times faster
-    return (cls(_inline(schema, defs)), cls(_inline(defs["SceneObject"], defs)),
-            cls(_inline(defs["Material"], defs)))
+    return (
+        cls(_inline(schema, defs)),
+        cls(_inline(defs["SceneObject"], defs)),
+        cls(_inline(defs["Material"], defs)),
+    )
 
 
 def _inline(node, defs):
@@ -123,7 +128,10 @@ sys.exit(main([str(Path(__file__).resolve().parent)]))
 def bundle_files(out: Lowered3) -> dict[str, bytes]:
     # fields at their default are left out (the models restore them on load): a third of the
     # size, and every consumer reads task.json through the models or the JSON Schema's defaults
-    task_json = {"schema_version": out.task.schema_version, **out.task.model_dump(mode="json", exclude_defaults=True)}
+    task_json = {
+        "schema_version": out.task.schema_version,
+        **out.task.model_dump(mode="json", exclude_defaults=True),
+    }
     validate_task(task_json)  # an independent check of the emitted document
     files = {
         "task.json": canonical_json(task_json),
@@ -155,10 +163,17 @@ def write_bundle(directory: Path, files: dict[str, bytes]) -> None:
 def index_entry(out: Lowered3, version_id: str) -> dict:
     a = out.task.anomalies[0]
     return {
-        "id": out.task.id, "source": out.task.source, "scene": out.task.scene.name,
-        "scene_type": out.task.scene.scene_type.value, "category": a.category, "family": a.family,
-        "operator": a.operator, "anomalies": len(out.task.anomalies), "example": out.task.meta.example,
-        "difficulty": out.task.meta.difficulty, "version_id": version_id,
+        "id": out.task.id,
+        "source": out.task.source,
+        "scene": out.task.scene.name,
+        "scene_type": out.task.scene.scene_type.value,
+        "category": a.category,
+        "family": a.family,
+        "operator": a.operator,
+        "anomalies": len(out.task.anomalies),
+        "example": out.task.meta.example,
+        "difficulty": out.task.meta.difficulty,
+        "version_id": version_id,
     }
 
 

@@ -77,8 +77,13 @@ class _Printer:
         self.last_line = 0  # source line of what was printed last, to keep one blank line where there was one
 
     def _gap(self, line: int) -> None:
-        if self.last_line and line > self.last_line + 1 and self.lines and self.lines[-1] != "" \
-                and not self.lines[-1].endswith("{"):
+        if (
+            self.last_line
+            and line > self.last_line + 1
+            and self.lines
+            and self.lines[-1] != ""
+            and not self.lines[-1].endswith("{")
+        ):
             self.lines.append("")
 
     def flush_comments(self, before_line: int, indent: str) -> None:

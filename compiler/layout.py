@@ -47,8 +47,12 @@ class Materials:
             return self.used[name]
         decl = self.visible.get(name)
         if decl is None:
-            self.diag.error("E401", f"unknown material `{name}`", span,
-                            did_you_mean(name, self.visible) or "declare it with `material NAME color \"#…\"`")
+            self.diag.error(
+                "E401",
+                f"unknown material `{name}`",
+                span,
+                did_you_mean(name, self.visible) or 'declare it with `material NAME color "#…"`',
+            )
             return None
         ev = Evaluator(self.diag)
         spec = {c.key: c for c in T.MATERIAL_CLAUSES}
@@ -110,7 +114,12 @@ class Layout:
             loaded = trimesh.load(path, force="mesh")
             ext = tuple(float(v) for v in loaded.extents)
         except Exception as exc:  # trimesh raises many kinds of errors on bad files
-            self.diag.error("E402", f"cannot read mesh `{written}`: {exc}", span, "check the file is a valid OBJ/STL/PLY/GLB")
+            self.diag.error(
+                "E402",
+                f"cannot read mesh `{written}`: {exc}",
+                span,
+                "check the file is a valid OBJ/STL/PLY/GLB",
+            )
             return None
         if not all(np.isfinite(ext)) or min(ext) <= 0:
             self.diag.error("E403", f"mesh `{written}` is empty or flat", span)
@@ -121,8 +130,18 @@ class Layout:
         return asset
 
     # -- parts --------------------------------------------------------------------------------
-    def shape_part(self, pid: str, shape: str, values: dict, span, file: Path, default_mat: str,
-                   default_color, override_mat, override_color) -> B.Part | None:
+    def shape_part(
+        self,
+        pid: str,
+        shape: str,
+        values: dict,
+        span,
+        file: Path,
+        default_mat: str,
+        default_color,
+        override_mat,
+        override_color,
+    ) -> B.Part | None:
         size = None
         mesh_id = None
         if shape == "box":
@@ -136,7 +155,9 @@ class Layout:
                 self.diag.error("E404", f"{shape} `{pid}` needs `radius` and `height`", span)
                 return None
             if shape == "capsule" and h < 2 * r:
-                self.diag.error("E405", f"capsule `{pid}` is shorter ({h:g} m) than its diameter ({2 * r:g} m)", span)
+                self.diag.error(
+                    "E405", f"capsule `{pid}` is shorter ({h:g} m) than its diameter ({2 * r:g} m)", span
+                )
                 return None
             size = (2 * r, 2 * r, h)
         elif shape == "sphere":
@@ -148,7 +169,7 @@ class Layout:
         elif shape == "mesh":
             written = values.get("file")
             if written is None:
-                self.diag.error("E404", f"mesh `{pid}` needs `file \"path\"`", span)
+                self.diag.error("E404", f'mesh `{pid}` needs `file "path"`', span)
                 return None
             asset = self.mesh(written, file, span)
             if asset is None:
@@ -165,26 +186,54 @@ class Layout:
         mat = self.materials.get(mat_name, span)
         if mat is None:
             return None
-        color = override_color or values.get("color") or (None if values.get("material") or override_mat else default_color)
+        color = (
+            override_color
+            or values.get("color")
+            or (None if values.get("material") or override_mat else default_color)
+        )
         material = self.materials.tinted(mat, color) if color else mat.name
-        hinge = B.Hinge(pivot=values["hinge"], swing_deg=values.get("swing", 90.0)) if values.get("hinge") else None
+        hinge = (
+            B.Hinge(pivot=values["hinge"], swing_deg=values.get("swing", 90.0))
+            if values.get("hinge")
+            else None
+        )
         emitter = None
         if emits is not None:
-            emitter = B.Emitter(intensity=emits, range_m=values.get("light_range", 8.0),
-                                color=values.get("light_color") or (1.0, 0.9, 0.7))
-        spin = B.Spin(rate_deg_s=values["spin"], axis=values.get("spin_axis", "z")) if values.get("spin") else None
+            emitter = B.Emitter(
+                intensity=emits,
+                range_m=values.get("light_range", 8.0),
+                color=values.get("light_color") or (1.0, 0.9, 0.7),
+            )
+        spin = (
+            B.Spin(rate_deg_s=values["spin"], axis=values.get("spin_axis", "z"))
+            if values.get("spin")
+            else None
+        )
         pos = values.get("at") or (0.0, 0.0, 0.0)
         if len(pos) == 2:
             pos = (pos[0], pos[1], 0.0)
         return B.Part(
-            id=pid, shape=shape, size=tuple(round(s, 6) for s in size), mesh=mesh_id,
+            id=pid,
+            shape=shape,
+            size=tuple(round(s, 6) for s in size),
+            mesh=mesh_id,
             position=tuple(round(p, 6) for p in pos),
             rotation_deg=(values.get("yaw", 0.0), values.get("pitch", 0.0), values.get("roll", 0.0)),
-            material=material, solid=values.get("solid", True) is not False, hinge=hinge, emitter=emitter, spin=spin,
+            material=material,
+            solid=values.get("solid", True) is not False,
+            hinge=hinge,
+            emitter=emitter,
+            spin=spin,
         )
 
-    def eval_clauses(self, clauses, spec_map: dict[str, T.Clause], ev: Evaluator, owner: str,
-                     extra: dict[str, str] | None = None) -> dict:
+    def eval_clauses(
+        self,
+        clauses,
+        spec_map: dict[str, T.Clause],
+        ev: Evaluator,
+        owner: str,
+        extra: dict[str, str] | None = None,
+    ) -> dict:
         out: dict = {}
         for cl in clauses:
             spec = spec_map.get(cl.key)
@@ -193,8 +242,12 @@ class Layout:
                     out[cl.key] = ev.value(cl.value, extra[cl.key], f"parameter `{cl.key}`")
                     continue
                 known = list(spec_map) + list(extra or {})
-                self.diag.error("E102", f"unknown clause `{cl.key}` for {owner}", cl.span,
-                                did_you_mean(cl.key, known) or "see the object clauses in docs/language.md")
+                self.diag.error(
+                    "E102",
+                    f"unknown clause `{cl.key}` for {owner}",
+                    cl.span,
+                    did_you_mean(cl.key, known) or "see the object clauses in docs/language.md",
+                )
                 continue
             if cl.key in out:
                 self.diag.error("E109", f"`{cl.key}` is given twice for {owner}", cl.span)
@@ -211,11 +264,15 @@ class Layout:
             spec = T.CONTEXTS["prefab"][st.keyword]
             if spec.positional:
                 _, ptype = spec.positional[0]
-                choices = T.INTERACTIONS if st.keyword == "interact" else (T.ERAS if st.keyword == "era" else ())
+                choices = (
+                    T.INTERACTIONS if st.keyword == "interact" else (T.ERAS if st.keyword == "era" else ())
+                )
                 out[st.keyword] = ev.value(st.args[0], ptype, f"`{st.keyword}`", choices=choices)
         return out
 
-    def build(self, thing: N.Thing, file: Path, values_cache: dict | None = None) -> tuple[dict, tuple[B.Part, ...]] | None:
+    def build(
+        self, thing: N.Thing, file: Path, values_cache: dict | None = None
+    ) -> tuple[dict, tuple[B.Part, ...]] | None:
         """Evaluate an object's clauses and parts (in its own frame)."""
         ev = Evaluator(self.diag)
         kind = thing.kind
@@ -232,8 +289,12 @@ class Layout:
         pf = self.visible.prefabs.get(kind)
         if pf is None:
             choices = list(self.visible.prefabs) + list(PRIMITIVES)
-            self.diag.error("E406", f"unknown prefab or shape `{kind}`", thing.kind_span,
-                            did_you_mean(kind, choices) or "see the prefab list in docs/prefabs.md")
+            self.diag.error(
+                "E406",
+                f"unknown prefab or shape `{kind}`",
+                thing.kind_span,
+                did_you_mean(kind, choices) or "see the prefab list in docs/prefabs.md",
+            )
             return None
         params: dict[str, tuple[str, object]] = {}
         pev = Evaluator(self.diag)
@@ -243,8 +304,9 @@ class Layout:
             val = pev.value(st.args[1], ptype, f"parameter `{getattr(pname, 'text', '?')}`")
             if val is not None:
                 params[pname.text] = (ptype, val)
-        values = self.eval_clauses(thing.clauses, T.OBJECT_CLAUSE_MAP, ev, f"`{thing.id}`",
-                                   {k: t for k, (t, _) in params.items()})
+        values = self.eval_clauses(
+            thing.clauses, T.OBJECT_CLAUSE_MAP, ev, f"`{thing.id}`", {k: t for k, (t, _) in params.items()}
+        )
         for k in list(values):
             if k in params and k not in T.OBJECT_CLAUSE_MAP:
                 params[k] = (params[k][0], values.pop(k))
@@ -254,14 +316,29 @@ class Layout:
         parts = []
         ok = True
         for pt in pf.body.things:
-            pv = self.eval_clauses(pt.clauses, T.PART_CLAUSE_MAP, part_ev, f"part `{pt.id}` of prefab `{pf.name}`")
+            pv = self.eval_clauses(
+                pt.clauses, T.PART_CLAUSE_MAP, part_ev, f"part `{pt.id}` of prefab `{pf.name}`"
+            )
             if pt.kind not in PRIMITIVES:
-                self.diag.error("E407", f"part `{pt.id}` of prefab `{pf.name}` must be a shape ({', '.join(PRIMITIVES)})",
-                                pt.kind_span, did_you_mean(pt.kind, PRIMITIVES))
+                self.diag.error(
+                    "E407",
+                    f"part `{pt.id}` of prefab `{pf.name}` must be a shape ({', '.join(PRIMITIVES)})",
+                    pt.kind_span,
+                    did_you_mean(pt.kind, PRIMITIVES),
+                )
                 ok = False
                 continue
-            part = self.shape_part(pt.id, pt.kind, pv, pt.span, pf.span.source.path if isinstance(pf.span.source.path, Path) else file,
-                                   defaults.get("material"), defaults.get("color"), values.get("material"), values.get("color"))
+            part = self.shape_part(
+                pt.id,
+                pt.kind,
+                pv,
+                pt.span,
+                pf.span.source.path if isinstance(pf.span.source.path, Path) else file,
+                defaults.get("material"),
+                defaults.get("color"),
+                values.get("material"),
+                values.get("color"),
+            )
             if part is None:
                 ok = False
                 continue

@@ -28,13 +28,27 @@ class Lowered3:
     assets: tuple  # (asset model, source path)
 
 
-def lower_task(task_id: str, source: str, built: Built, lowered: list[Lowered], meta: dict, layout: Layout,
-               plan: B.SelfCheckPlan) -> Lowered3:
+def lower_task(
+    task_id: str,
+    source: str,
+    built: Built,
+    lowered: list[Lowered],
+    meta: dict,
+    layout: Layout,
+    plan: B.SelfCheckPlan,
+) -> Lowered3:
     scene = built.scene.model_copy(update={"materials": dict(sorted(layout.materials.used.items()))})
     anomalies = tuple(
-        B.Anomaly(operator=low.spec.name, category=low.category, family=_family(low.category), targets=low.targets,
-                  params={k: (tuple(v) if isinstance(v, list) else v) for k, v in sorted(low.params.items())},
-                  trigger=low.trigger, effects=low.effects, anchor=i == 0)
+        B.Anomaly(
+            operator=low.spec.name,
+            category=low.category,
+            family=_family(low.category),
+            targets=low.targets,
+            params={k: (tuple(v) if isinstance(v, list) else v) for k, v in sorted(low.params.items())},
+            trigger=low.trigger,
+            effects=low.effects,
+            anchor=i == 0,
+        )
         for i, low in enumerate(lowered)
     )
     assets = tuple(
@@ -46,10 +60,19 @@ def lower_task(task_id: str, source: str, built: Built, lowered: list[Lowered], 
     cat = registry().category(lowered[0].category)
     hint = meta.get("hint") or cat.hint
     task = B.CompiledTask(
-        id=task_id, source=source, scene=scene, exploration=built.exploration, anomalies=anomalies,
+        id=task_id,
+        source=source,
+        scene=scene,
+        exploration=built.exploration,
+        anomalies=anomalies,
         assets=tuple(a for a, _ in assets),
-        meta=B.TaskMeta(hint=hint, difficulty=meta.get("difficulty"), tags=tuple(meta.get("tags") or ()),
-                        example=bool(meta.get("example")), multi_anomaly=bool(meta.get("multi_anomaly"))),
+        meta=B.TaskMeta(
+            hint=hint,
+            difficulty=meta.get("difficulty"),
+            tags=tuple(meta.get("tags") or ()),
+            example=bool(meta.get("example")),
+            multi_anomaly=bool(meta.get("multi_anomaly")),
+        ),
     )
     interactive = sorted({o.name for o in scene.objects if o.interactions})
     context = B.AgentContext(
@@ -63,7 +86,9 @@ def lower_task(task_id: str, source: str, built: Built, lowered: list[Lowered], 
         anomaly_count=len(lowered),
     )
     objects = {o.id: o for o in scene.objects}
-    rubric = B.Rubric(task_id=task_id, entries=tuple(entry(low, objects, i == 0) for i, low in enumerate(lowered)))
+    rubric = B.Rubric(
+        task_id=task_id, entries=tuple(entry(low, objects, i == 0) for i, low in enumerate(lowered))
+    )
     return Lowered3(task, context, rubric, plan, assets)
 
 
@@ -75,8 +100,16 @@ def _family(category: str) -> str:
 
 def context_markdown(ctx: B.AgentContext) -> str:
     lines = [
-        "# Auditing task", "", "## Instructions", "", ctx.instructions, "",
-        "## Scene", "", ctx.scene_description, "",
+        "# Auditing task",
+        "",
+        "## Instructions",
+        "",
+        ctx.instructions,
+        "",
+        "## Scene",
+        "",
+        ctx.scene_description,
+        "",
     ]
     if ctx.interactive_objects:
         lines += [f"Interactive objects: {', '.join(ctx.interactive_objects)}.", ""]

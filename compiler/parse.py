@@ -241,7 +241,14 @@ def decode(data: bytes, source_display: str, path) -> Source:
         col = idx - (text.rfind("\n", 0, idx) + 1) + 1
         src = Source(path, source_display, text.replace("\0", " "))
         raise SourceErrors(
-            (Diagnostic("E001", "file contains a NUL byte", Span(src, line, col, line, col + 1), "is this a binary file?"),)
+            (
+                Diagnostic(
+                    "E001",
+                    "file contains a NUL byte",
+                    Span(src, line, col, line, col + 1),
+                    "is this a binary file?",
+                ),
+            )
         )
     return Source(path, source_display, text)
 
@@ -281,7 +288,7 @@ def _syntax_diagnostic(source: Source, exc: UnexpectedInput) -> Diagnostic:
         span = Span(source, line, column, line, column + 1)
         hint = None
         if ch == "'":
-            hint = "strings use double quotes: \"like this\""
+            hint = 'strings use double quotes: "like this"'
         elif ch == '"':
             hint = "this string is not closed before the end of the line"
         elif ch in "=":
@@ -303,18 +310,26 @@ def _syntax_diagnostic(source: Source, exc: UnexpectedInput) -> Diagnostic:
     if tok.type == "$END":
         last = len(source.text.splitlines()) or 1
         span = Span(source, last, max(1, len(source.line(last))), last, max(2, len(source.line(last)) + 1))
-        return Diagnostic(
-            "E003", "file ends too early", span, "a closing `}`, `)` or `]` is missing"
-        )
+        return Diagnostic("E003", "file ends too early", span, "a closing `}`, `)` or `]` is missing")
     shown = "end of line" if tok.type == "_NL" else f"`{tok}`"
     still_open = [t for t in _parser().options.postlex.open if (t.line, t.column) < (tok.line, tok.column)]
     if still_open and tok.type not in ("RPAR", "RSQB", "COMMA"):
         b = still_open[-1]
         closer = ")" if b.type == "LPAR" else "]"
         span = Span(source, b.line, b.column, b.line, b.column + 1)
-        return Diagnostic("E008", f"`{b}` is never closed", span,
-                          f"add `{closer}` (found {shown} at line {tok.line}, column {tok.column} first)")
-    span = Span(source, line, column, tok.end_line or line, (tok.end_column or column + 1) if tok.type != "_NL" else column + 1)
+        return Diagnostic(
+            "E008",
+            f"`{b}` is never closed",
+            span,
+            f"add `{closer}` (found {shown} at line {tok.line}, column {tok.column} first)",
+        )
+    span = Span(
+        source,
+        line,
+        column,
+        tok.end_line or line,
+        (tok.end_column or column + 1) if tok.type != "_NL" else column + 1,
+    )
     expected = exc.expected or set()
     hint = None
     if tok.type == "_NL" and expected & {"RPAR", "RSQB", "COMMA"}:

@@ -55,8 +55,13 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     vis = loader.visible(path, diag)  # 3. resolve
     found = vis.scenes.get(task.scene)
     if found is None:
-        diag.error("E301", f"unknown scene `{task.scene}`", task.scene_span,
-                   did_you_mean(task.scene, vis.scenes) or "import the file that declares it: `import \"scenes/….wa\"`")
+        diag.error(
+            "E301",
+            f"unknown scene `{task.scene}`",
+            task.scene_span,
+            did_you_mean(task.scene, vis.scenes)
+            or 'import the file that declares it: `import "scenes/….wa"`',
+        )
         return None
     scene_decl, _ = found
     layout = Layout(loader, vis, diag, Materials(vis.materials, diag))
@@ -72,12 +77,20 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     anomalies = task.body.anomalies  # 6. anomalies
     multi = bool(tk.get("multi_anomaly", {}).get("flag"))
     if not anomalies:
-        diag.error("E530", f"task `{task.name}` has no anomaly", task.span,
-                   "add one, e.g. `anomaly float sack_2 by 0.4 m`")
+        diag.error(
+            "E530",
+            f"task `{task.name}` has no anomaly",
+            task.span,
+            "add one, e.g. `anomaly float sack_2 by 0.4 m`",
+        )
         return None
     if len(anomalies) > 1 and not multi:
-        diag.error("E531", f"task `{task.name}` has {len(anomalies)} anomalies", anomalies[1].span,
-                   "a task has exactly one anomaly; add `multi_anomaly yes` for a multi-anomaly study")
+        diag.error(
+            "E531",
+            f"task `{task.name}` has {len(anomalies)} anomalies",
+            anomalies[1].span,
+            "a task has exactly one anomaly; add `multi_anomaly yes` for a multi-anomaly study",
+        )
         return None
     lowerer = Lowerer(built, layout, diag)
     lowered = [lowerer.lower(a) for a in anomalies]
@@ -85,7 +98,12 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
         return None
     targets = [t for low in lowered for t in low.targets if t in built.objects]
     if len(set(targets)) != len(targets):
-        diag.error("E532", "two anomalies target the same object", anomalies[-1].span, "give each anomaly its own object")
+        diag.error(
+            "E532",
+            "two anomalies target the same object",
+            anomalies[-1].span,
+            "give each anomaly its own object",
+        )
         return None
     anchor = lowered[0]
     bounds = Polygon(built.exploration.bounds)
@@ -93,8 +111,12 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
         c = anchor.focus
         centre = Point((c.aabb_min[0] + c.aabb_max[0]) / 2, (c.aabb_min[1] + c.aabb_max[1]) / 2)
         if bounds.exterior.distance(centre) > 2.0 and not bounds.contains(centre):
-            diag.error("E533", f"the target `{c.id}` is outside the exploration bounds", anomalies[0].span,
-                       "widen the bounds or pick a target inside them")
+            diag.error(
+                "E533",
+                f"the target `{c.id}` is outside the exploration bounds",
+                anomalies[0].span,
+                "widen the bounds or pick a target inside them",
+            )
             return None
     try:  # 7. lower
         plan = make_plan(task.name, anchor, built.exploration, grid, loader.memo)
@@ -102,13 +124,20 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
         diag.error("E534", str(exc), anomalies[0].span, exc.hint)
         return None
     if plan.actions_needed > built.exploration.budget_actions:
-        diag.error("E535", f"exposing the anomaly takes {plan.actions_needed} actions, more than the budget of "
-                   f"{built.exploration.budget_actions}", anomalies[0].span,
-                   "start closer to the target or raise `budget`")
+        diag.error(
+            "E535",
+            f"exposing the anomaly takes {plan.actions_needed} actions, more than the budget of "
+            f"{built.exploration.budget_actions}",
+            anomalies[0].span,
+            "start closer to the target or raise `budget`",
+        )
         return None
     meta = {
-        "hint": tk.get("hint", {}).get("text"), "difficulty": tk.get("difficulty", {}).get("level"),
-        "tags": tk.get("tags", {}).get("tags"), "example": tk.get("example", {}).get("flag"), "multi_anomaly": multi,
+        "hint": tk.get("hint", {}).get("text"),
+        "difficulty": tk.get("difficulty", {}).get("level"),
+        "tags": tk.get("tags", {}).get("tags"),
+        "example": tk.get("example", {}).get("flag"),
+        "multi_anomaly": multi,
     }
     source = loader.display(path)
     try:
@@ -141,7 +170,9 @@ class FileResult:
 def compile_file(path: Path, loader: Loader) -> FileResult:
     module = loader.load(path)  # 1. parse, 2. AST
     if module is None:
-        return FileResult(path, [], list(loader.failed.get(path.resolve(), ())), {str(path): _file_digest(path)})
+        return FileResult(
+            path, [], list(loader.failed.get(path.resolve(), ())), {str(path): _file_digest(path)}
+        )
     diag = Collector()
     vis = loader.visible(path, diag)
     deps = {str(p): _file_digest(p, loader) for p in vis.files}
@@ -177,15 +208,22 @@ def _compile_chunk(root: Path, cwd: Path, paths: list[Path]) -> list[FileResult]
 
 def _reusable(entry: dict | None, out: Path | None) -> bool:
     return (
-        entry is not None and out is not None
+        entry is not None
+        and out is not None
         and all(_file_digest(Path(d)) == h for d, h in entry["deps"].items())
         and all((out / t).is_dir() for t in entry["tasks"])
         and set(entry["tasks"]) == set(entry.get("index", {}))
     )
 
 
-def compile_project(sources: list[Path], root: Path, out: Path | None = None, jobs: int = 1,
-                    progress: Callable[[int], None] | None = None, total: Callable[[int], None] | None = None) -> Result:
+def compile_project(
+    sources: list[Path],
+    root: Path,
+    out: Path | None = None,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+    total: Callable[[int], None] | None = None,
+) -> Result:
     """Compile every task in `sources`; with `out`, write bundles there (atomically).
 
     Unchanged files (same bytes for the file and everything it imports, same compiler)
@@ -195,12 +233,17 @@ def compile_project(sources: list[Path], root: Path, out: Path | None = None, jo
     files = discover(sources)
     cache = read_cache(out) if out is not None and out.exists() else {}
     entries = cache.get("files", {})
-    if out is not None and entries and set(entries) == {str(f) for f in files} and all(
-        _reusable(e, out) for e in entries.values()
+    if (
+        out is not None
+        and entries
+        and set(entries) == {str(f) for f in files}
+        and all(_reusable(e, out) for e in entries.values())
     ):
         result.up_to_date = True
         result.reused = sum(len(e["tasks"]) for e in entries.values())
-        result.index = sorted((i for e in entries.values() for i in e["index"].values()), key=lambda e: e["id"])
+        result.index = sorted(
+            (i for e in entries.values() for i in e["index"].values()), key=lambda e: e["id"]
+        )
         return result
     reuse = [f for f in files if out is not None and _reusable(entries.get(str(f)), out)]
     todo = [f for f in files if f not in set(reuse)]
@@ -213,7 +256,7 @@ def compile_project(sources: list[Path], root: Path, out: Path | None = None, jo
         from concurrent.futures import ProcessPoolExecutor
 
         _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
-        chunks = [todo[i::jobs * 4] for i in range(jobs * 4)]
+        chunks = [todo[i :: jobs * 4] for i in range(jobs * 4)]
         with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
             for chunk_result in pool.map(_compile_chunk, [root] * len(chunks), [cwd] * len(chunks), chunks):
                 for fr in chunk_result:
@@ -237,9 +280,14 @@ def compile_project(sources: list[Path], root: Path, out: Path | None = None, jo
                 index = {}
                 for name, location, bundle, entry in fr.tasks:
                     if name in seen:
-                        result.diagnostics.append(Diagnostic(
-                            "E310", f"task `{name}` is declared twice (here and at {seen[name]})", None,
-                            "task names are unique in a project; rename one"))
+                        result.diagnostics.append(
+                            Diagnostic(
+                                "E310",
+                                f"task `{name}` is declared twice (here and at {seen[name]})",
+                                None,
+                                "task names are unique in a project; rename one",
+                            )
+                        )
                         continue
                     seen[name] = location
                     if bundle is None:
@@ -250,14 +298,23 @@ def compile_project(sources: list[Path], root: Path, out: Path | None = None, jo
                     index[name] = entry
                     if output is not None:
                         output.add(name, bundle)
-                new_cache["files"][str(f)] = {"deps": fr.deps, "tasks": [t[0] for t in fr.tasks], "index": index}
+                new_cache["files"][str(f)] = {
+                    "deps": fr.deps,
+                    "tasks": [t[0] for t in fr.tasks],
+                    "index": index,
+                }
             else:
                 e = entries[str(f)]
                 for name in e["tasks"]:
                     if name in seen:
-                        result.diagnostics.append(Diagnostic(
-                            "E310", f"task `{name}` is declared twice ({f} and {seen[name]})", None,
-                            "task names are unique in a project; rename one"))
+                        result.diagnostics.append(
+                            Diagnostic(
+                                "E310",
+                                f"task `{name}` is declared twice ({f} and {seen[name]})",
+                                None,
+                                "task names are unique in a project; rename one",
+                            )
+                        )
                         continue
                     seen[name] = str(f)
                     output.reuse(name)

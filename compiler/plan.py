@@ -24,10 +24,19 @@ MAX_MOVE_M = 4.0
 
 # plan kind -> (closest, farthest) viewing distance from the target's edge
 DISTANCES = {
-    "view": (1.5, 4.0), "view_side": (1.5, 3.5), "walk_through": (1.2, 2.0), "walk_along": (2.0, 3.0),
-    "push": (1.0, 1.6), "revisit": (2.0, 4.5), "watch": (2.0, 5.0), "near_far": (1.5, 2.5),
-    "occluded_view": (2.0, 5.0), "interact": (0.8, 1.4), "interact_walk": (0.9, 1.5),
-    "interact_blocked": (0.8, 1.8), "view_sides": (1.5, 4.0),
+    "view": (1.5, 4.0),
+    "view_side": (1.5, 3.5),
+    "walk_through": (1.2, 2.0),
+    "walk_along": (2.0, 3.0),
+    "push": (1.0, 1.6),
+    "revisit": (2.0, 4.5),
+    "watch": (2.0, 5.0),
+    "near_far": (1.5, 2.5),
+    "occluded_view": (2.0, 5.0),
+    "interact": (0.8, 1.4),
+    "interact_walk": (0.9, 1.5),
+    "interact_blocked": (0.8, 1.8),
+    "view_sides": (1.5, 4.0),
 }
 # operators whose evidence lies on the ground around the target (its shadow): aim at the base, and
 # for a displaced shadow at the point between where the shadow is and where it should be
@@ -74,7 +83,9 @@ def _graph(grid: Grid) -> csr_matrix:
         cols.append(idx[di : i1 + di, j0 + dj : j1 + dj][both])
         weights.append(np.full(int(both.sum()), math.hypot(di, dj)))
     r, c, wt = np.concatenate(rows), np.concatenate(cols), np.concatenate(weights)
-    return csr_matrix((np.concatenate([wt, wt]), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(h * w, h * w))
+    return csr_matrix(
+        (np.concatenate([wt, wt]), (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(h * w, h * w)
+    )
 
 
 def _clear_line(grid: Grid, a: tuple[float, float], b: tuple[float, float], ignore=None) -> bool:
@@ -96,7 +107,10 @@ def _line_of_sight(grid: Grid, a, b, target_box) -> bool:
     for k in range(1, n):
         x = a[0] + (b[0] - a[0]) * k / n
         y = a[1] + (b[1] - a[1]) * k / n
-        if target_box[0] - 0.6 <= x <= target_box[2] + 0.6 and target_box[1] - 0.6 <= y <= target_box[3] + 0.6:
+        if (
+            target_box[0] - 0.6 <= x <= target_box[2] + 0.6
+            and target_box[1] - 0.6 <= y <= target_box[3] + 0.6
+        ):
             return True
         i, j = grid.cell_of(x, y)
         if 0 <= i < grid.occupancy.shape[0] and 0 <= j < grid.occupancy.shape[1] and grid.occupancy[i, j]:
@@ -133,7 +147,9 @@ def _turn(cur_yaw: float, want_yaw: float) -> float:
     return round(d, 1)
 
 
-def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo: dict | None = None) -> B.SelfCheckPlan:
+def make_plan(
+    task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo: dict | None = None
+) -> B.SelfCheckPlan:
     cat = registry().category(low.category)
     kind = plan_kind(low)
     focus = low.focus
@@ -153,13 +169,23 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
             aim_x, aim_y = tx + off[0] / 2, ty + off[1] / 2
     if kind == "watch" and focus is None and low.focus_point is None:
         # a scene-wide change (day-night): watch from where the agent stands
-        steps = [B.PlanStep(action="mark", caption="State A: observe the scene's lighting."),
-                 B.PlanStep(action="wait", args={"seconds": 3.0}, caption="Wait while watching."),
-                 B.PlanStep(action="mark", caption="State B: the lighting has changed abruptly."),
-                 B.PlanStep(action="wait", args={"seconds": 3.0}), B.PlanStep(action="mark", caption="State A again.")]
-        return B.SelfCheckPlan(task_id=task_id, category=cat.id.value, observable=cat.observable,
-                               expect=_expect(low), steps=tuple(steps), actions_needed=2,
-                               view_point=expl.start.position, target_point=(tx, ty, tz))
+        steps = [
+            B.PlanStep(action="mark", caption="State A: observe the scene's lighting."),
+            B.PlanStep(action="wait", args={"seconds": 3.0}, caption="Wait while watching."),
+            B.PlanStep(action="mark", caption="State B: the lighting has changed abruptly."),
+            B.PlanStep(action="wait", args={"seconds": 3.0}),
+            B.PlanStep(action="mark", caption="State A again."),
+        ]
+        return B.SelfCheckPlan(
+            task_id=task_id,
+            category=cat.id.value,
+            observable=cat.observable,
+            expect=_expect(low),
+            steps=tuple(steps),
+            actions_needed=2,
+            view_point=expl.start.position,
+            target_point=(tx, ty, tz),
+        )
     lo, hi = DISTANCES.get(kind, (1.5, 4.0))
     if kind == "near_far" and low.trigger.kind == B.TriggerKind.within and low.trigger.distance_m:
         hi = min(hi, low.trigger.distance_m * 0.8)
@@ -167,7 +193,9 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
     h, w = grid.reach.shape
     ii, jj = np.nonzero(grid.reach)
     if len(ii) == 0:
-        raise PlanError("the start position is enclosed: nothing is reachable", "move the start into open space")
+        raise PlanError(
+            "the start position is enclosed: nothing is reachable", "move the start into open space"
+        )
     cx = grid.x0 + (jj + 0.5) * grid.cell
     cy = grid.y0 + (ii + 0.5) * grid.cell
     dx = np.maximum.reduce([box[0] - cx, np.zeros_like(cx), cx - box[2]])
@@ -189,15 +217,19 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
             cand = aligned
     if not cand.any():
         near = edge.min() if len(edge) else float("inf")
-        raise PlanError(f"the target cannot be reached: the closest reachable point is {near:.1f} m from it",
-                        "the path from the start is blocked, or the target lies outside the bounds; "
-                        "move the start, the target or the bounds")
+        raise PlanError(
+            f"the target cannot be reached: the closest reachable point is {near:.1f} m from it",
+            "the path from the start is blocked, or the target lies outside the bounds; "
+            "move the start, the target or the bounds",
+        )
     start_idx = grid.start[0] * w + grid.start[1]
     key = ("paths", grid.reach.tobytes(), grid.reach.shape, start_idx)
     if memo is not None and key in memo:
         lengths, preds = memo[key]
     else:
-        lengths, preds = shortest_path(_graph(grid), directed=False, indices=start_idx, return_predecessors=True)
+        lengths, preds = shortest_path(
+            _graph(grid), directed=False, indices=start_idx, return_predecessors=True
+        )
         if memo is not None:
             memo[key] = (lengths, preds)
     flat = ii * w + jj
@@ -217,11 +249,15 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
             chosen = k
             break
     if chosen is None and kind == "interact_blocked":
-        raise PlanError("no reachable point within reach of the target has an obstacle between it and the target",
-                        "interact_through needs a wall or other solid between the agent and the target")
+        raise PlanError(
+            "no reachable point within reach of the target has an obstacle between it and the target",
+            "interact_through needs a wall or other solid between the agent and the target",
+        )
     if chosen is None:
-        raise PlanError("the target cannot be reached: no reachable point has a clear view of it",
-                        "obstacles cut the start off from the target; move the start or open a way")
+        raise PlanError(
+            "the target cannot be reached: no reachable point has a clear view of it",
+            "obstacles cut the start off from the target; move the start or open a way",
+        )
     goal = flat[chosen]
     path_idx = [goal]
     while path_idx[-1] != start_idx and preds[path_idx[-1]] >= 0:
@@ -260,9 +296,16 @@ def make_plan(task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo:
     name = focus.name if focus is not None else "spot"
     steps += _exposing(kind, low, name, math.dist(pos, (tx, ty)), grid, pos, yaw, _edge_distance(box, *pos))
     n = sum(1 for s in steps if s.action != "mark")
-    return B.SelfCheckPlan(task_id=task_id, category=cat.id.value, observable=cat.observable, expect=_expect(low),
-                           steps=tuple(steps), actions_needed=n, view_point=(round(pos[0], 3), round(pos[1], 3)),
-                           target_point=(round(tx, 3), round(ty, 3), round(tz, 3)))
+    return B.SelfCheckPlan(
+        task_id=task_id,
+        category=cat.id.value,
+        observable=cat.observable,
+        expect=_expect(low),
+        steps=tuple(steps),
+        actions_needed=n,
+        view_point=(round(pos[0], 3), round(pos[1], 3)),
+        target_point=(round(tx, 3), round(ty, 3), round(tz, 3)),
+    )
 
 
 def _free_run(grid: Grid, pos: tuple[float, float], heading_deg: float, limit: float = 30.0) -> float:
@@ -283,7 +326,9 @@ def _moves(distance: float, direction: str, caption: str = "") -> list[B.PlanSte
     left = distance
     while left > 1e-6:
         m = min(MAX_MOVE_M, left)
-        out.append(B.PlanStep(action="move", args={"distance_m": round(max(0.3, m), 2), "direction": direction}))
+        out.append(
+            B.PlanStep(action="move", args={"distance_m": round(max(0.3, m), 2), "direction": direction})
+        )
         left -= m
     if out and caption:
         out[-1] = out[-1].model_copy(update={"caption": caption})
@@ -308,8 +353,9 @@ def _period(low: Lowered) -> float:
     return next((e.period_s for e in low.effects if e.period_s), 2.0)
 
 
-def _exposing(kind: str, low: Lowered, name: str, dist: float, grid: Grid, pos, yaw: float,
-              edge: float) -> list[B.PlanStep]:
+def _exposing(
+    kind: str, low: Lowered, name: str, dist: float, grid: Grid, pos, yaw: float, edge: float
+) -> list[B.PlanStep]:
     """The actions that expose the anomaly; `dist` is to the target's centre, `edge` to its bounds
     (distance triggers measure to the bounds, horizontally)."""
     trig = low.trigger
@@ -317,20 +363,37 @@ def _exposing(kind: str, low: Lowered, name: str, dist: float, grid: Grid, pos, 
     if kind in ("view", "view_side", "occluded_view"):
         return [mark(f"View the {name} from about {dist:.1f} m.")]
     if kind == "walk_through":
-        return [mark(f"Before moving, face the {name}."),
-                B.PlanStep(action="move", args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
-                           caption=f"Walk forward through the {name}, with no turn or detour."),
-                B.PlanStep(action="turn", args={"degrees": 135.0}, caption=f"Turn 135 deg to look back at the {name}.")]
+        return [
+            mark(f"Before moving, face the {name}."),
+            B.PlanStep(
+                action="move",
+                args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
+                caption=f"Walk forward through the {name}, with no turn or detour.",
+            ),
+            B.PlanStep(
+                action="turn", args={"degrees": 135.0}, caption=f"Turn 135 deg to look back at the {name}."
+            ),
+        ]
     if kind == "walk_along":
-        return [mark("Face the clear way ahead."),
-                B.PlanStep(action="move", args={"distance_m": round(min(4.0, dist + 2.0), 2), "direction": "forward"},
-                           caption="Attempt to walk forward; compare the commanded and actual distance.")]
+        return [
+            mark("Face the clear way ahead."),
+            B.PlanStep(
+                action="move",
+                args={"distance_m": round(min(4.0, dist + 2.0), 2), "direction": "forward"},
+                caption="Attempt to walk forward; compare the commanded and actual distance.",
+            ),
+        ]
     if kind == "push":
-        return [mark(f"Before contact: the {name} at rest."),
-                B.PlanStep(action="move", args={"distance_m": round(min(4.0, dist + 0.5), 2), "direction": "forward"},
-                           caption=f"Walk into the {name}."),
-                B.PlanStep(action="move", args={"distance_m": 1.5, "direction": "back"}, caption="Step back."),
-                B.PlanStep(action="wait", args={"seconds": 2.0}, caption=f"Watch how the {name} settles.")]
+        return [
+            mark(f"Before contact: the {name} at rest."),
+            B.PlanStep(
+                action="move",
+                args={"distance_m": round(min(4.0, dist + 0.5), 2), "direction": "forward"},
+                caption=f"Walk into the {name}.",
+            ),
+            B.PlanStep(action="move", args={"distance_m": 1.5, "direction": "back"}, caption="Step back."),
+            B.PlanStep(action="wait", args={"seconds": 2.0}, caption=f"Watch how the {name} settles."),
+        ]
     if kind == "revisit":
         out = [mark(f"Before leaving: observe the {name} and its surroundings.")]
         if trig.kind == B.TriggerKind.leave and trig.exit_m:
@@ -339,8 +402,10 @@ def _exposing(kind: str, low: Lowered, name: str, dist: float, grid: Grid, pos, 
             runs = {t: _free_run(grid, pos, yaw + t) for t in headings}
             turn = max(headings, key=lambda t: (runs[t] >= need, runs[t]))
             if runs[turn] < need:
-                raise PlanError(f"there is no room to walk {trig.exit_m:g} m away from the target",
-                                "lower the trigger's `exit` distance or widen the bounds")
+                raise PlanError(
+                    f"there is no room to walk {trig.exit_m:g} m away from the target",
+                    "lower the trigger's `exit` distance or widen the bounds",
+                )
             out += [B.PlanStep(action="turn", args={"degrees": -turn}, caption="Turn away.")]
             out += _moves(max(0.3, need), "forward", "Walk away from the area.")
             out += _moves(max(0.3, need), "back", "Walk back to the viewpoint.")
@@ -359,45 +424,73 @@ def _exposing(kind: str, low: Lowered, name: str, dist: float, grid: Grid, pos, 
         return out
     if kind == "watch":
         half = max(0.5, _period(low) / 2)  # a state toggling every period shows two states in three marks
-        return ([mark(f"Observe the {name}.")] + _waits(half, "Wait and watch.") + [mark(f"Observe the {name} again.")]
-                + _waits(half, "Wait and watch.") + [mark(f"Observe the {name} a third time.")])
+        return (
+            [mark(f"Observe the {name}.")]
+            + _waits(half, "Wait and watch.")
+            + [mark(f"Observe the {name} again.")]
+            + _waits(half, "Wait and watch.")
+            + [mark(f"Observe the {name} a third time.")]
+        )
     if kind == "near_far":
         threshold = trig.distance_m if trig.distance_m else 6.0
         back = max(1.0, threshold + 1.0 - edge)
         room = _free_run(grid, pos, yaw + 180.0)
         if room < back:
-            raise PlanError(f"there is no room to step back beyond {threshold:g} m from the target "
-                            f"(only {room:.1f} m behind the nearest good viewpoint)",
-                            "use a shorter distance in the trigger, or give the area more room")
-        return ([mark(f"Observe the {name} at the near viewpoint.")]
-                + _moves(back, "back", "From farther away, compare it with fixed references.")
-                + [mark(f"Observe the {name} from farther away.")]
-                + _moves(back, "forward", "Restore the near viewpoint.")
-                + [mark(f"Observe the {name} near again.")])
+            raise PlanError(
+                f"there is no room to step back beyond {threshold:g} m from the target "
+                f"(only {room:.1f} m behind the nearest good viewpoint)",
+                "use a shorter distance in the trigger, or give the area more room",
+            )
+        return (
+            [mark(f"Observe the {name} at the near viewpoint.")]
+            + _moves(back, "back", "From farther away, compare it with fixed references.")
+            + [mark(f"Observe the {name} from farther away.")]
+            + _moves(back, "forward", "Restore the near viewpoint.")
+            + [mark(f"Observe the {name} near again.")]
+        )
     if kind == "interact_walk":
         open_time = low.focus.open_time_s if low.focus is not None else 1.0
-        return [mark(f"Before interacting: face the closed {name}."),
-                B.PlanStep(action="interact", caption=f"Open the {name}."),
-                B.PlanStep(action="wait", args={"seconds": round(min(5.0, max(0.5, open_time + 0.5)), 1)},
-                           caption=f"The {name} after its opening time."),
-                B.PlanStep(action="move", args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
-                           caption="Walk forward through the doorway; compare the commanded and actual distance.")]
+        return [
+            mark(f"Before interacting: face the closed {name}."),
+            B.PlanStep(action="interact", caption=f"Open the {name}."),
+            B.PlanStep(
+                action="wait",
+                args={"seconds": round(min(5.0, max(0.5, open_time + 0.5)), 1)},
+                caption=f"The {name} after its opening time.",
+            ),
+            B.PlanStep(
+                action="move",
+                args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
+                caption="Walk forward through the doorway; compare the commanded and actual distance.",
+            ),
+        ]
     if kind == "interact_blocked":
-        return [mark(f"Face the {name} with the obstacle in between."),
-                B.PlanStep(action="interact", caption=f"Interact with the {name} through the obstacle."),
-                B.PlanStep(action="wait", args={"seconds": 2.0}, caption="Watch for a response.")]
+        return [
+            mark(f"Face the {name} with the obstacle in between."),
+            B.PlanStep(action="interact", caption=f"Interact with the {name} through the obstacle."),
+            B.PlanStep(action="wait", args={"seconds": 2.0}, caption="Watch for a response."),
+        ]
     if kind == "view_sides":
-        return [mark(f"View the {name} from this side."),
-                B.PlanStep(action="move", args={"distance_m": 1.0, "direction": "back"},
-                           caption=f"Step back and view the {name} again.")]
+        return [
+            mark(f"View the {name} from this side."),
+            B.PlanStep(
+                action="move",
+                args={"distance_m": 1.0, "direction": "back"},
+                caption=f"Step back and view the {name} again.",
+            ),
+        ]
     if kind == "interact":
         wait = 3.0
         for e in low.effects:
             if e.mechanism in ("autoclose", "delay") and e.value:
                 wait = min(5.0, e.value + 1.5)
-        return [mark(f"Before interacting: the {name}."),
-                B.PlanStep(action="interact", caption=f"Interact with the {name}."),
-                B.PlanStep(action="wait", args={"seconds": round(wait, 1)}, caption="Wait and watch the response.")]
+        return [
+            mark(f"Before interacting: the {name}."),
+            B.PlanStep(action="interact", caption=f"Interact with the {name}."),
+            B.PlanStep(
+                action="wait", args={"seconds": round(wait, 1)}, caption="Wait and watch the response."
+            ),
+        ]
     return [mark(f"View the {name}.")]
 
 

@@ -70,8 +70,15 @@ class Loader:
             data = path.read_bytes()
             if len(data) > MAX_FILE_BYTES:
                 src = Source(path, self.display(path), "")
-                raise SourceErrors((Diagnostic("E006", f"file is larger than {MAX_FILE_BYTES // 1024 // 1024} MiB",
-                                               Span(src, 1, 1, 1, 1)),))
+                raise SourceErrors(
+                    (
+                        Diagnostic(
+                            "E006",
+                            f"file is larger than {MAX_FILE_BYTES // 1024 // 1024} MiB",
+                            Span(src, 1, 1, 1, 1),
+                        ),
+                    )
+                )
             self.raw[path] = data
             module = elaborate(parse(decode(data, self.display(path), path)), diag)
         except SourceErrors as exc:
@@ -79,7 +86,9 @@ class Loader:
             return None
         except OSError as exc:
             src = Source(path, self.display(path), "")
-            self.failed[path] = (Diagnostic("E007", f"cannot read file: {exc.strerror}", Span(src, 1, 1, 1, 1)),)
+            self.failed[path] = (
+                Diagnostic("E007", f"cannot read file: {exc.strerror}", Span(src, 1, 1, 1, 1)),
+            )
             return None
         if diag:
             self.failed[path] = tuple(diag.items)
@@ -87,8 +96,9 @@ class Loader:
         self.modules[path] = module
         return module
 
-    def resolve_path(self, base: Path, written: str, span: Span, diag: Collector, what: str,
-                     suffixes: tuple[str, ...]) -> Path | None:
+    def resolve_path(
+        self, base: Path, written: str, span: Span, diag: Collector, what: str, suffixes: tuple[str, ...]
+    ) -> Path | None:
         """A path written in a source, resolved against the file and confined to the root."""
         if "\0" in written or not written:
             diag.error("E301", f"invalid {what} path", span)
@@ -96,15 +106,25 @@ class Loader:
         target = (base.parent / written).resolve()
         root = self.root.resolve()
         if not target.is_relative_to(root):
-            diag.error("E302", f"{what} `{written}` is outside the project root", span,
-                       "task files may only read files under the project root (the current directory, or --root)")
+            diag.error(
+                "E302",
+                f"{what} `{written}` is outside the project root",
+                span,
+                "task files may only read files under the project root (the current directory, or --root)",
+            )
             return None
         if target.suffix.lower() not in suffixes:
             diag.error("E303", f"{what} `{written}` must be a {' / '.join(suffixes)} file", span)
             return None
         if not target.is_file():
-            siblings = [p.name for p in target.parent.glob("*") if p.suffix.lower() in suffixes] if target.parent.is_dir() else []
-            diag.error("E304", f"{what} `{written}` does not exist", span, did_you_mean(target.name, siblings))
+            siblings = (
+                [p.name for p in target.parent.glob("*") if p.suffix.lower() in suffixes]
+                if target.parent.is_dir()
+                else []
+            )
+            diag.error(
+                "E304", f"{what} `{written}` does not exist", span, did_you_mean(target.name, siblings)
+            )
             return None
         return target
 
@@ -146,19 +166,31 @@ class Loader:
             for sc in mod.scenes:
                 if sc.name in scenes and scenes[sc.name][0].span.source.path != sc.span.source.path:
                     prev = scenes[sc.name][0].span
-                    diag.error("E305", f"scene `{sc.name}` is declared twice", sc.span,
-                               f"the other is at {prev.location}; rename one")
+                    diag.error(
+                        "E305",
+                        f"scene `{sc.name}` is declared twice",
+                        sc.span,
+                        f"the other is at {prev.location}; rename one",
+                    )
                 scenes[sc.name] = (sc, mod)
             for pf in mod.prefabs:
                 if pf.name in user_prefab and user_prefab[pf.name].source.path != pf.span.source.path:
-                    diag.error("E306", f"prefab `{pf.name}` is declared twice", pf.span,
-                               f"the other is at {user_prefab[pf.name].location}; rename one")
+                    diag.error(
+                        "E306",
+                        f"prefab `{pf.name}` is declared twice",
+                        pf.span,
+                        f"the other is at {user_prefab[pf.name].location}; rename one",
+                    )
                 user_prefab[pf.name] = pf.span
                 prefabs[pf.name] = pf  # a project prefab may replace a standard one
             for m in mod.materials:
                 if m.name in user_material and user_material[m.name].source.path != m.span.source.path:
-                    diag.error("E307", f"material `{m.name}` is declared twice", m.span,
-                               f"the other is at {user_material[m.name].location}; rename one")
+                    diag.error(
+                        "E307",
+                        f"material `{m.name}` is declared twice",
+                        m.span,
+                        f"the other is at {user_material[m.name].location}; rename one",
+                    )
                 user_material[m.name] = m.span
                 materials[m.name] = m
         vis = Visible(scenes, prefabs, materials, tuple(sorted(order)))

@@ -28,7 +28,9 @@ def _fmt(value) -> str:
 
 def _quantity(spec, name: str, value) -> str:
     p = spec.param(name)
-    unit = {"length": " m", "angle": " deg", "duration": " s", "speed": " m/s", "mass": " kg"}.get(p.type if p else "", "")
+    unit = {"length": " m", "angle": " deg", "duration": " s", "speed": " m/s", "mass": " kg"}.get(
+        p.type if p else "", ""
+    )
     if isinstance(value, float):
         return f"{value:g}{unit}"
     if isinstance(value, tuple) and len(value) in (2, 3) and all(isinstance(v, float) for v in value):
@@ -56,14 +58,22 @@ def entry(low: Lowered, objects: dict[str, B.SceneObject], anchor: bool = True) 
         words["trigger_words_bare"] = _trigger_phrase(low.trigger)
         words["expected_trigger_words"] = " whatever the agent does"
         words["inspection_trigger_words"] = ", " + _trigger_action(low.trigger)
-    text = {k: string.Formatter().vformat(low.spec.template(k), (), words).replace("  ", " ").strip()
-            for k in ("target", "expected", "inspection")}
+    text = {
+        k: string.Formatter().vformat(low.spec.template(k), (), words).replace("  ", " ").strip()
+        for k in ("target", "expected", "inspection")
+    }
     terms = tuple(dict.fromkeys(low.spec.defect_terms + cat.defect_terms))
     return B.RubricEntry(
-        target=text["target"], expected=text["expected"], inspection=text["inspection"],
-        category=cat.id.value, category_name=cat.name, family=cat.family.value,
-        object_names=tuple(dict.fromkeys(n for n in names if n)), defect_terms=terms,
-        dynamic=cat.dynamic or dynamic_trigger, anchor=anchor,
+        target=text["target"],
+        expected=text["expected"],
+        inspection=text["inspection"],
+        category=cat.id.value,
+        category_name=cat.name,
+        family=cat.family.value,
+        object_names=tuple(dict.fromkeys(n for n in names if n)),
+        defect_terms=terms,
+        dynamic=cat.dynamic or dynamic_trigger,
+        anchor=anchor,
     )
 
 

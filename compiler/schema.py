@@ -86,32 +86,50 @@ SHAPE_SIZE = (
     _c("file", STRING, "mesh file (OBJ, STL, PLY, GLB) inside the project root"),
 )
 
-OBJECT_CLAUSES = PLACEMENT + SHAPE_SIZE + (
-    _c("on", OBJECT, "rests on top of this object; the compiler computes the height"),
-    _c("attached_to", OBJECT, "set into or fixed to this object (a window in a wall, a sign on a post): they may overlap"),
-    _c("scale", SCALE, "uniform factor or (fx, fy, fz)", lo=0.01, hi=100),
-    _c("name", STRING, "human name used in rubrics and reports (default: the prefab's)"),
-    _c("synonyms", STRINGS, "other names a report may use"),
-    _c("kind", WORD, "semantic kind: furniture, container, vegetation, …"),
-    _c("era", WORD, "era the object belongs to", choices=ERAS),
-    _c("tags", WORDS, "free semantic tags"),
-    _c("mass", MASS, "makes the object dynamic (it can be pushed, tipped, rolled)", lo=0.001, hi=100000),
-    _c("interact", ENUM, "what the agent can do to it", choices=INTERACTIONS),
-    _c("lit", BOOL, "for objects with a light: whether it is on"),
-    _c("open", BOOL, "for doors: whether it starts open"),
-    _c("open_time", DURATION, "for doors: how long opening or closing takes", lo=0.05, hi=30),
-    _c("liquid", BOOL, "water or a pit: the agent sinks into it instead of walking on it"),
-    _c("depth", LENGTH, "for liquids: how deep the agent sinks", lo=0.05, hi=5),
+OBJECT_CLAUSES = (
+    PLACEMENT
+    + SHAPE_SIZE
+    + (
+        _c("on", OBJECT, "rests on top of this object; the compiler computes the height"),
+        _c(
+            "attached_to",
+            OBJECT,
+            "set into or fixed to this object (a window in a wall, a sign on a post): they may overlap",
+        ),
+        _c("scale", SCALE, "uniform factor or (fx, fy, fz)", lo=0.01, hi=100),
+        _c("name", STRING, "human name used in rubrics and reports (default: the prefab's)"),
+        _c("synonyms", STRINGS, "other names a report may use"),
+        _c("kind", WORD, "semantic kind: furniture, container, vegetation, …"),
+        _c("era", WORD, "era the object belongs to", choices=ERAS),
+        _c("tags", WORDS, "free semantic tags"),
+        _c("mass", MASS, "makes the object dynamic (it can be pushed, tipped, rolled)", lo=0.001, hi=100000),
+        _c("interact", ENUM, "what the agent can do to it", choices=INTERACTIONS),
+        _c("lit", BOOL, "for objects with a light: whether it is on"),
+        _c("open", BOOL, "for doors: whether it starts open"),
+        _c("open_time", DURATION, "for doors: how long opening or closing takes", lo=0.05, hi=30),
+        _c("liquid", BOOL, "water or a pit: the agent sinks into it instead of walking on it"),
+        _c("depth", LENGTH, "for liquids: how deep the agent sinks", lo=0.05, hi=5),
+    )
 )
 
-PART_CLAUSES = PLACEMENT + SHAPE_SIZE + (
-    _c("hinge", VEC2, "the part swings about a vertical axis through this point when opened"),
-    _c("swing", ANGLE, "how far a hinged part swings (default 90 deg)", lo=-180, hi=180),
-    _c("emits", NUMBER, "the part is a light source of this intensity while the object is lit", lo=0, hi=100),
-    _c("light_range", LENGTH, "reach of the part's light", lo=0.1, hi=200),
-    _c("light_color", COLOR, "colour of the part's light"),
-    _c("spin", RATE, "the part turns continuously at this rate", lo=-7200, hi=7200),
-    _c("spin_axis", ENUM, "axis of the spin, in the part's frame", choices=("x", "y", "z")),
+PART_CLAUSES = (
+    PLACEMENT
+    + SHAPE_SIZE
+    + (
+        _c("hinge", VEC2, "the part swings about a vertical axis through this point when opened"),
+        _c("swing", ANGLE, "how far a hinged part swings (default 90 deg)", lo=-180, hi=180),
+        _c(
+            "emits",
+            NUMBER,
+            "the part is a light source of this intensity while the object is lit",
+            lo=0,
+            hi=100,
+        ),
+        _c("light_range", LENGTH, "reach of the part's light", lo=0.1, hi=200),
+        _c("light_color", COLOR, "colour of the part's light"),
+        _c("spin", RATE, "the part turns continuously at this rate", lo=-7200, hi=7200),
+        _c("spin_axis", ENUM, "axis of the spin, in the part's frame", choices=("x", "y", "z")),
+    )
 )
 
 LIGHT_CLAUSES = (
@@ -127,7 +145,12 @@ MATERIAL_CLAUSES = (
     _c("roughness", FRACTION, "0 = mirror, 1 = matte", lo=0, hi=1),
     _c("metallic", FRACTION, "0 = dielectric, 1 = metal", lo=0, hi=1),
     _c("opacity", FRACTION, "1 = opaque", lo=0, hi=1),
-    _c("texture", ENUM, "procedural pattern", choices=("none", "grain", "brick", "tiles", "checker", "noise", "stripes")),
+    _c(
+        "texture",
+        ENUM,
+        "procedural pattern",
+        choices=("none", "grain", "brick", "tiles", "checker", "noise", "stripes"),
+    ),
     _c("category", WORD, "what kind of material it is (wood, metal, glass, …)"),
 )
 
@@ -194,7 +217,12 @@ TRIGGER_CLASS = {
     "contact": "contact",
     "interact": "interact",
 }
-LEADING_TRIGGERS = {"on_revisit": "revisit", "on_look_away": "look_away", "on_contact": "contact", "on_interact": "interact"}
+LEADING_TRIGGERS = {
+    "on_revisit": "revisit",
+    "on_look_away": "look_away",
+    "on_contact": "contact",
+    "on_interact": "interact",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,74 +239,173 @@ class Statement:
 
 
 FILE_STATEMENTS = (
-    Statement("import", "read another file of the project (path relative to this file)", (("path", STRING),),
-              example='import "../scenes/market.wa"', repeatable=True),
-    Statement("scene", "declare a clean scene", (("name", WORD),), block="scene", repeatable=True,
-              example="scene market { … }"),
-    Statement("task", "declare a task on a scene: `task NAME on SCENE { … }`", (("name", WORD),),
-              (_c("on", WORD, "the scene the task uses"),), block="task", repeatable=True,
-              example="task floating_sacks on market { … }"),
-    Statement("prefab", "declare a prefab: a reusable object built from parts", (("name", WORD),), block="prefab",
-              repeatable=True, example="prefab stool { … }"),
-    Statement("material", "declare a material", (("name", WORD),), MATERIAL_CLAUSES, repeatable=True,
-              example='material oak color "#8a5a2b" roughness 0.8 category wood'),
+    Statement(
+        "import",
+        "read another file of the project (path relative to this file)",
+        (("path", STRING),),
+        example='import "../scenes/market.wa"',
+        repeatable=True,
+    ),
+    Statement(
+        "scene",
+        "declare a clean scene",
+        (("name", WORD),),
+        block="scene",
+        repeatable=True,
+        example="scene market { … }",
+    ),
+    Statement(
+        "task",
+        "declare a task on a scene: `task NAME on SCENE { … }`",
+        (("name", WORD),),
+        (_c("on", WORD, "the scene the task uses"),),
+        block="task",
+        repeatable=True,
+        example="task floating_sacks on market { … }",
+    ),
+    Statement(
+        "prefab",
+        "declare a prefab: a reusable object built from parts",
+        (("name", WORD),),
+        block="prefab",
+        repeatable=True,
+        example="prefab stool { … }",
+    ),
+    Statement(
+        "material",
+        "declare a material",
+        (("name", WORD),),
+        MATERIAL_CLAUSES,
+        repeatable=True,
+        example='material oak color "#8a5a2b" roughness 0.8 category wood',
+    ),
 )
 
 SCENE_STATEMENTS = (
-    Statement("description", "what the auditor is told about the scene", (("text", STRING),),
-              example='description "A medieval village market with stalls and grain sacks."'),
+    Statement(
+        "description",
+        "what the auditor is told about the scene",
+        (("text", STRING),),
+        example='description "A medieval village market with stalls and grain sacks."',
+    ),
     Statement("type", "scene type", (("type", ENUM),), example="type historical"),
     Statement("era", "historical era of the scene", (("era", WORD),), example="era medieval"),
-    Statement("ground", "ground material and size", (("material", MATERIAL),), GROUND_CLAUSES,
-              example="ground grass size (40, 40)"),
+    Statement(
+        "ground",
+        "ground material and size",
+        (("material", MATERIAL),),
+        GROUND_CLAUSES,
+        example="ground grass size (40, 40)",
+    ),
     Statement("sky", "sky colour", (("color", COLOR),), example='sky "#9ec3e6"'),
     Statement("ambient", "ambient light level", (("level", FRACTION),), example="ambient 0.35"),
     Statement("sun", "the sun", (), SUN_CLAUSES, example="sun azimuth 135 deg elevation 50 deg"),
     Statement("no_sun", "an indoor scene without sunlight", (), example="no_sun"),
     Statement("day_night", "a day-night cycle", (), DAY_NIGHT_CLAUSES, example="day_night period 60 s"),
-    Statement("light", "a point light", (("id", WORD),), LIGHT_CLAUSES, repeatable=True,
-              example='light lantern_glow at (2, 3, 2.5) intensity 0.8 range 6 m'),
-    Statement("bounds", "where the agent may go (default for the scene's tasks)", (), BOUNDS_CLAUSES,
-              example="bounds from (-10, -10) to (10, 10)"),
-    Statement("start", "where the agent starts (default for the scene's tasks)", (), START_CLAUSES,
-              example="start at (0, -8) yaw 90 deg"),
-    Statement("benign", "a deliberate oddity that is not a defect", (("object", OBJECT),),
-              (_c("reason", STRING, "why it is normal"),), repeatable=True,
-              example='benign sign_3 reason "the sign leans on purpose"'),
-    Statement("interact", "let the agent interact with an object", (("object", OBJECT), ("action", ENUM)),
-              repeatable=True, example="interact door_1 open"),
+    Statement(
+        "light",
+        "a point light",
+        (("id", WORD),),
+        LIGHT_CLAUSES,
+        repeatable=True,
+        example="light lantern_glow at (2, 3, 2.5) intensity 0.8 range 6 m",
+    ),
+    Statement(
+        "bounds",
+        "where the agent may go (default for the scene's tasks)",
+        (),
+        BOUNDS_CLAUSES,
+        example="bounds from (-10, -10) to (10, 10)",
+    ),
+    Statement(
+        "start",
+        "where the agent starts (default for the scene's tasks)",
+        (),
+        START_CLAUSES,
+        example="start at (0, -8) yaw 90 deg",
+    ),
+    Statement(
+        "benign",
+        "a deliberate oddity that is not a defect",
+        (("object", OBJECT),),
+        (_c("reason", STRING, "why it is normal"),),
+        repeatable=True,
+        example='benign sign_3 reason "the sign leans on purpose"',
+    ),
+    Statement(
+        "interact",
+        "let the agent interact with an object",
+        (("object", OBJECT), ("action", ENUM)),
+        repeatable=True,
+        example="interact door_1 open",
+    ),
 )
 
 TASK_STATEMENTS = (
     Statement("description", "overrides the scene's description for this task", (("text", STRING),)),
-    Statement("hint", "anomaly-type hint shown to the auditor (default: the category's name)", (("text", STRING),),
-              example='hint "Missing support / floating"'),
+    Statement(
+        "hint",
+        "anomaly-type hint shown to the auditor (default: the category's name)",
+        (("text", STRING),),
+        example='hint "Missing support / floating"',
+    ),
     Statement("difficulty", "expected difficulty", (("level", ENUM),), example="difficulty medium"),
     Statement("tags", "free tags", (("tags", WORDS),), example="tags [demo, market]"),
-    Statement("example", "an in-context demonstration task, excluded from evaluation", (("flag", BOOL),),
-              example="example yes"),
+    Statement(
+        "example",
+        "an in-context demonstration task, excluded from evaluation",
+        (("flag", BOOL),),
+        example="example yes",
+    ),
     Statement("budget", "action budget", (("actions", INT),), example="budget 40"),
-    Statement("multi_anomaly", "allow several anomaly statements (the paper's §6.2 study)", (("flag", BOOL),),
-              example="multi_anomaly yes"),
-    Statement("bounds", "where the agent may go", (), BOUNDS_CLAUSES, example="bounds from (-6, -6) to (6, 6)"),
+    Statement(
+        "multi_anomaly",
+        "allow several anomaly statements (the paper's §6.2 study)",
+        (("flag", BOOL),),
+        example="multi_anomaly yes",
+    ),
+    Statement(
+        "bounds", "where the agent may go", (), BOUNDS_CLAUSES, example="bounds from (-6, -6) to (6, 6)"
+    ),
     Statement("start", "where the agent starts", (), START_CLAUSES, example="start at (0, -5) yaw 90 deg"),
-    Statement("interact", "let the agent interact with an object", (("object", OBJECT), ("action", ENUM)),
-              repeatable=True, example="interact basket_1 pick_up"),
-    Statement("anomaly", "the implanted anomaly (see the operator table)", (), repeatable=True,
-              example="anomaly float sack_2 by 0.4 m"),
+    Statement(
+        "interact",
+        "let the agent interact with an object",
+        (("object", OBJECT), ("action", ENUM)),
+        repeatable=True,
+        example="interact basket_1 pick_up",
+    ),
+    Statement(
+        "anomaly",
+        "the implanted anomaly (see the operator table)",
+        (),
+        repeatable=True,
+        example="anomaly float sack_2 by 0.4 m",
+    ),
 )
 
 PREFAB_STATEMENTS = (
     Statement("description", "what the prefab is", (("text", STRING),)),
-    Statement("name", "default human name of its instances", (("text", STRING),), example='name "wooden chair"'),
+    Statement(
+        "name", "default human name of its instances", (("text", STRING),), example='name "wooden chair"'
+    ),
     Statement("synonyms", "default synonyms", (("names", STRINGS),), example='synonyms ["seat"]'),
     Statement("kind", "semantic kind", (("kind", WORD),), example="kind furniture"),
     Statement("era", "era it belongs to", (("era", WORD),), example="era modern"),
-    Statement("scene_types", "scene types it suits", (("types", WORDS),), example="scene_types [indoor, urban]"),
+    Statement(
+        "scene_types", "scene types it suits", (("types", WORDS),), example="scene_types [indoor, urban]"
+    ),
     Statement("tags", "semantic tags", (("tags", WORDS),)),
-    Statement("param", "a parameter with its default; parts may use it in expressions", (("name", WORD), ("default", "any")),
-              repeatable=True, example="param seat_height 0.45 m"),
-    Statement("material", "default material of its parts", (("material", MATERIAL),), example="material wood"),
+    Statement(
+        "param",
+        "a parameter with its default; parts may use it in expressions",
+        (("name", WORD), ("default", "any")),
+        repeatable=True,
+        example="param seat_height 0.45 m",
+    ),
+    Statement(
+        "material", "default material of its parts", (("material", MATERIAL),), example="material wood"
+    ),
     Statement("color", "default colour of its parts", (("color", COLOR),)),
     Statement("solid", "whether instances block movement", (("flag", BOOL),)),
     Statement("mass", "default mass (instances are dynamic)", (("mass", MASS),), example="mass 12 kg"),

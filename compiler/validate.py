@@ -48,8 +48,11 @@ class Grid:
 
 
 def footprint(obj: B.SceneObject, solid_only: bool = True) -> Polygon | None:
-    pts = [part_corners_world(p, obj.position, obj.rotation_deg, obj.scale) for p in obj.parts
-           if p.solid or not solid_only]
+    pts = [
+        part_corners_world(p, obj.position, obj.rotation_deg, obj.scale)
+        for p in obj.parts
+        if p.solid or not solid_only
+    ]
     pts = [p for p in pts if (p[:, 2].max() > STEP_M and p[:, 2].min() < AGENT_TOP_M)] if solid_only else pts
     if not pts:
         return None
@@ -58,11 +61,16 @@ def footprint(obj: B.SceneObject, solid_only: bool = True) -> Polygon | None:
 
 
 def _overlap(a: B.SceneObject, b: B.SceneObject, margin: float) -> bool:
-    return all(a.aabb_min[k] < b.aabb_max[k] - margin and b.aabb_min[k] < a.aabb_max[k] - margin for k in range(3))
+    return all(
+        a.aabb_min[k] < b.aabb_max[k] - margin and b.aabb_min[k] < a.aabb_max[k] - margin for k in range(3)
+    )
 
 
 def _touch(a: B.SceneObject, b: B.SceneObject) -> bool:
-    return all(a.aabb_min[k] <= b.aabb_max[k] + TOUCH_M and b.aabb_min[k] <= a.aabb_max[k] + TOUCH_M for k in range(3))
+    return all(
+        a.aabb_min[k] <= b.aabb_max[k] + TOUCH_M and b.aabb_min[k] <= a.aabb_max[k] + TOUCH_M
+        for k in range(3)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -126,14 +134,21 @@ def check_clean(built: Built, diag: Collector, span, memo: dict | None = None) -
     key = ("clean", built.scene_key)
     if key not in memo:
         scene_diag = Collector()
-        _check_clean(built, scene_diag, span, frozenset(o.id for o in built.scene.objects if o.id not in built.task_local))
+        _check_clean(
+            built,
+            scene_diag,
+            span,
+            frozenset(o.id for o in built.scene.objects if o.id not in built.task_local),
+        )
         memo[key] = tuple(scene_diag.items)
     diag.items.extend(memo[key])
     if built.task_local:
         _check_clean(built, diag, span, built.task_local, pairs_with=True)
 
 
-def _check_clean(built: Built, diag: Collector, span, only: frozenset[str] | None, pairs_with: bool = False) -> None:
+def _check_clean(
+    built: Built, diag: Collector, span, only: frozenset[str] | None, pairs_with: bool = False
+) -> None:
     benign = {b.object for b in built.scene.benign}
     objs = [o for o in built.scene.objects if o.solid]
     for o in built.scene.objects:
@@ -141,7 +156,11 @@ def _check_clean(built: Built, diag: Collector, span, only: frozenset[str] | Non
             continue
         if o.attached_to is not None and o.attached_to not in built.objects:
             thing = built.things.get(o.id)
-            diag.error("E503", f"`{o.id}` is attached to unknown object `{o.attached_to}`", thing.span if thing else span)
+            diag.error(
+                "E503",
+                f"`{o.id}` is attached to unknown object `{o.attached_to}`",
+                thing.span if thing else span,
+            )
         if o.id in benign or o.aabb_min[2] <= TOUCH_M:
             continue
         if o.support is not None or o.attached_to is not None:
@@ -149,9 +168,12 @@ def _check_clean(built: Built, diag: Collector, span, only: frozenset[str] | Non
         if any(_touch(o, other) for other in built.scene.objects if other.id != o.id):
             continue
         thing = built.things.get(o.id)
-        diag.error("E501", f"`{o.id}` floats {o.aabb_min[2]:.2f} m above the ground in the clean scene",
-                   thing.span if thing else span,
-                   "put it on the ground (drop the z coordinate), rest it `on` another object, or mark it `benign`")
+        diag.error(
+            "E501",
+            f"`{o.id}` floats {o.aabb_min[2]:.2f} m above the ground in the clean scene",
+            thing.span if thing else span,
+            "put it on the ground (drop the z coordinate), rest it `on` another object, or mark it `benign`",
+        )
     for i, a in enumerate(objs):
         for b in objs[i + 1 :]:
             if a.id in benign or b.id in benign:
@@ -168,8 +190,12 @@ def _check_clean(built: Built, diag: Collector, span, only: frozenset[str] | Non
             depth = penetration(a, b)
             if depth > PENETRATION_M:
                 thing = built.things.get(b.id) or built.things.get(a.id)
-                diag.error("E502", f"`{a.id}` and `{b.id}` interpenetrate by {depth:.2f} m in the clean scene",
-                           thing.span if thing else span, f"move one of them apart, declare `attached_to {a.id}` on {b.id} if it is set into it, or mark one `benign`")
+                diag.error(
+                    "E502",
+                    f"`{a.id}` and `{b.id}` interpenetrate by {depth:.2f} m in the clean scene",
+                    thing.span if thing else span,
+                    f"move one of them apart, declare `attached_to {a.id}` on {b.id} if it is set into it, or mark one `benign`",
+                )
 
 
 def footprints(built: Built, memo: dict | None) -> dict[str, Polygon | None]:
@@ -198,7 +224,9 @@ def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
             memo[key] = base
     minx, miny, nx, ny, gx, gy, inside, blocked, occupied = base
     if built.task_local:
-        extra = _rasterise(expl, [footprint(built.objects[i]) for i in sorted(built.task_local) if built.objects[i].solid])
+        extra = _rasterise(
+            expl, [footprint(built.objects[i]) for i in sorted(built.task_local) if built.objects[i].solid]
+        )
         blocked = blocked | extra[7]
         occupied = occupied | extra[8]
     free = inside & ~blocked
@@ -242,19 +270,31 @@ def check_start(built: Built, grid: Grid, diag: Collector, span, memo: dict | No
     expl = built.exploration
     poly = Polygon(expl.bounds)
     if not poly.is_valid:
-        diag.error("E510", "the bounds polygon crosses itself", span, "list its corners in order around the area")
+        diag.error(
+            "E510", "the bounds polygon crosses itself", span, "list its corners in order around the area"
+        )
         return
     sx, sy = expl.start.position
     if not poly.contains(Point(sx, sy)):
-        diag.error("E511", f"the start ({sx:g}, {sy:g}) is outside the exploration bounds", span,
-                   "move the start inside `bounds` or widen the bounds")
+        diag.error(
+            "E511",
+            f"the start ({sx:g}, {sy:g}) is outside the exploration bounds",
+            span,
+            "move the start inside `bounds` or widen the bounds",
+        )
         return
     for oid, fp in sorted(footprints(built, memo).items()):
         o = built.objects[oid]
         if fp is not None and fp.distance(Point(sx, sy)) < expl.agent_radius_m * 0.9:
-            diag.error("E512", f"the start ({sx:g}, {sy:g}) is inside `{o.id}`", span,
-                       f"move the start at least {expl.agent_radius_m:g} m away from {o.id}")
+            diag.error(
+                "E512",
+                f"the start ({sx:g}, {sy:g}) is inside `{o.id}`",
+                span,
+                f"move the start at least {expl.agent_radius_m:g} m away from {o.id}",
+            )
             return
     si, sj = grid.start
     if not (0 <= si < grid.free.shape[0] and 0 <= sj < grid.free.shape[1]) or not grid.free[si, sj]:
-        diag.error("E513", f"the start ({sx:g}, {sy:g}) is too close to the bounds or an obstacle to stand on", span)
+        diag.error(
+            "E513", f"the start ({sx:g}, {sy:g}) is too close to the bounds or an obstacle to stand on", span
+        )

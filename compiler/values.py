@@ -26,11 +26,28 @@ UNITS = {
 }
 BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 COLORS = {
-    "red": "#c0392b", "green": "#3c8d2f", "blue": "#2e5fa8", "white": "#f2f2f2", "black": "#1a1a1a",
-    "grey": "#808080", "gray": "#808080", "brown": "#7a4a24", "yellow": "#e8c21a", "orange": "#e07b1a",
-    "purple": "#7b3fa0", "magenta": "#ff00ff", "pink": "#e88fb0", "cyan": "#1ab8c8", "beige": "#d8c8a0",
-    "tan": "#c8a878", "navy": "#1f2f5a", "olive": "#707a2a", "maroon": "#6a1a1a", "teal": "#1a7070",
-    "gold": "#d4af37", "silver": "#c0c0c0",
+    "red": "#c0392b",
+    "green": "#3c8d2f",
+    "blue": "#2e5fa8",
+    "white": "#f2f2f2",
+    "black": "#1a1a1a",
+    "grey": "#808080",
+    "gray": "#808080",
+    "brown": "#7a4a24",
+    "yellow": "#e8c21a",
+    "orange": "#e07b1a",
+    "purple": "#7b3fa0",
+    "magenta": "#ff00ff",
+    "pink": "#e88fb0",
+    "cyan": "#1ab8c8",
+    "beige": "#d8c8a0",
+    "tan": "#c8a878",
+    "navy": "#1f2f5a",
+    "olive": "#707a2a",
+    "maroon": "#6a1a1a",
+    "teal": "#1a7070",
+    "gold": "#d4af37",
+    "silver": "#c0c0c0",
 }
 MAX_ABS = 1e6
 
@@ -50,19 +67,29 @@ class Evaluator:
                 if word.unit is None:
                     self.diag.error("E201", f"{what} needs a unit", word.span, f"write it in {example}")
                 else:
-                    self.diag.error("E202", f"{what} cannot be in `{word.unit}`", word.span, f"write it in {example}")
+                    self.diag.error(
+                        "E202", f"{what} cannot be in `{word.unit}`", word.span, f"write it in {example}"
+                    )
                 return None
             value = word.value * units[word.unit]
         elif isinstance(word, S.Name):
             if word.text in self.env:
                 ptype, value = self.env[word.text]
-                if ptype != type_ and not (ptype in (T.NUMBER, T.LENGTH) and type_ in (T.NUMBER, T.LENGTH, T.FRACTION)):
-                    self.diag.error("E203", f"parameter `{word.text}` is a {ptype}, but {what} needs a {type_}", word.span)
+                if ptype != type_ and not (
+                    ptype in (T.NUMBER, T.LENGTH) and type_ in (T.NUMBER, T.LENGTH, T.FRACTION)
+                ):
+                    self.diag.error(
+                        "E203", f"parameter `{word.text}` is a {ptype}, but {what} needs a {type_}", word.span
+                    )
                     return None
             else:
                 hint = did_you_mean(word.text, self.env) if self.env else None
-                self.diag.error("E204", f"{what} must be a {type_.replace('_', ' ')}, found `{word.text}`", word.span,
-                                hint or f"write it in {example}")
+                self.diag.error(
+                    "E204",
+                    f"{what} must be a {type_.replace('_', ' ')}, found `{word.text}`",
+                    word.span,
+                    hint or f"write it in {example}",
+                )
                 return None
         elif isinstance(word, S.Group):
             return self.number(word.inner, type_, what)
@@ -92,11 +119,20 @@ class Evaluator:
                 else:
                     value = a * b
         else:
-            self.diag.error("E204", f"{what} must be a {type_.replace('_', ' ')}, found a {type(word).__name__.lower()}",
-                            word.span, f"write it in {example}")
+            self.diag.error(
+                "E204",
+                f"{what} must be a {type_.replace('_', ' ')}, found a {type(word).__name__.lower()}",
+                word.span,
+                f"write it in {example}",
+            )
             return None
         if not math.isfinite(value) or abs(value) > MAX_ABS:
-            self.diag.error("E206", f"{what} is out of range ({value:g})", word.span, "numbers must stay within ±1,000,000")
+            self.diag.error(
+                "E206",
+                f"{what} is out of range ({value:g})",
+                word.span,
+                "numbers must stay within ±1,000,000",
+            )
             return None
         if type_ == T.INT:
             if value != int(value):
@@ -122,27 +158,37 @@ class Evaluator:
         unit = UNITS[type_][1]
         shown = f"{v:g} {unit}".strip()
         if lo is not None and v < lo - 1e-12:
-            self.diag.error("E208", f"{what} is {shown}; it must be at least {lo:g} {unit}".rstrip(), word.span)
+            self.diag.error(
+                "E208", f"{what} is {shown}; it must be at least {lo:g} {unit}".rstrip(), word.span
+            )
             return None
         if hi is not None and v > hi + 1e-12:
-            self.diag.error("E208", f"{what} is {shown}; it must be at most {hi:g} {unit}".rstrip(), word.span)
+            self.diag.error(
+                "E208", f"{what} is {shown}; it must be at most {hi:g} {unit}".rstrip(), word.span
+            )
             return None
         return v
 
     # -- structured values ---------------------------------------------------------------
-    def vector(self, word: S.Word, n: tuple[int, ...], type_: str, what: str, lo=None, hi=None) -> tuple | None:
+    def vector(
+        self, word: S.Word, n: tuple[int, ...], type_: str, what: str, lo=None, hi=None
+    ) -> tuple | None:
         if isinstance(word, S.Group):
             word = word.inner
         if not isinstance(word, S.Tuple) or len(word.items) not in n:
             want = " or ".join(f"({', '.join('xyz'[:k])})" for k in n)
-            self.diag.error("E209", f"{what} must be a tuple {want}", word.span, f"e.g. `({', '.join(['1'] * n[0])})`")
+            self.diag.error(
+                "E209", f"{what} must be a tuple {want}", word.span, f"e.g. `({', '.join(['1'] * n[0])})`"
+            )
             return None
         vals = [self.ranged(w, type_, what, lo, hi) for w in word.items]
         return None if any(v is None for v in vals) else tuple(float(v) for v in vals)
 
     def string(self, word: S.Word, what: str) -> str | None:
         if not isinstance(word, S.Str):
-            self.diag.error("E210", f"{what} must be a quoted string", word.span, 'write it like `"grain sack"`')
+            self.diag.error(
+                "E210", f"{what} must be a quoted string", word.span, 'write it like `"grain sack"`'
+            )
             return None
         return word.value
 
@@ -151,7 +197,9 @@ class Evaluator:
             return (word.value,)
         if isinstance(word, S.List) and all(isinstance(i, S.Str) for i in word.items):
             return tuple(i.value for i in word.items)
-        self.diag.error("E210", f"{what} must be a string or a list of strings", word.span, 'e.g. `["sack", "bag"]`')
+        self.diag.error(
+            "E210", f"{what} must be a string or a list of strings", word.span, 'e.g. `["sack", "bag"]`'
+        )
         return None
 
     def name(self, word: S.Word, what: str, choices: tuple[str, ...] = ()) -> str | None:
@@ -160,8 +208,12 @@ class Evaluator:
             self.diag.error("E211", f"{what} must be a name, found {_kind(word)}", word.span, hint)
             return None
         if choices and word.text not in choices:
-            self.diag.error("E212", f"unknown {what} `{word.text}`", word.span,
-                            did_you_mean(word.text, choices) or f"one of: {', '.join(choices)}")
+            self.diag.error(
+                "E212",
+                f"unknown {what} `{word.text}`",
+                word.span,
+                did_you_mean(word.text, choices) or f"one of: {', '.join(choices)}",
+            )
             return None
         return word.text
 
@@ -170,7 +222,9 @@ class Evaluator:
             return (word.text,)
         if isinstance(word, S.List) and all(isinstance(i, S.Name) for i in word.items):
             return tuple(i.text for i in word.items)
-        self.diag.error("E211", f"{what} must be a name or a list of names", word.span, "e.g. `[demo, market]`")
+        self.diag.error(
+            "E211", f"{what} must be a name or a list of names", word.span, "e.g. `[demo, market]`"
+        )
         return None
 
     def boolean(self, word: S.Word, what: str) -> bool | None:
@@ -185,19 +239,32 @@ class Evaluator:
             text = word.value
         elif isinstance(word, S.Name):
             if word.text not in COLORS:
-                self.diag.error("E214", f"unknown colour `{word.text}`", word.span,
-                                did_you_mean(word.text, COLORS) or 'write a hex colour like `"#a0522d"`')
+                self.diag.error(
+                    "E214",
+                    f"unknown colour `{word.text}`",
+                    word.span,
+                    did_you_mean(word.text, COLORS) or 'write a hex colour like `"#a0522d"`',
+                )
                 return None
             text = COLORS[word.text]
-        if text is None or len(text) != 7 or text[0] != "#" or any(c not in "0123456789abcdefABCDEF" for c in text[1:]):
-            self.diag.error("E214", f"{what} must be a colour like \"#a0522d\" or a colour name", word.span)
+        if (
+            text is None
+            or len(text) != 7
+            or text[0] != "#"
+            or any(c not in "0123456789abcdefABCDEF" for c in text[1:])
+        ):
+            self.diag.error("E214", f'{what} must be a colour like "#a0522d" or a colour name', word.span)
             return None
         return tuple(round(int(text[i : i + 2], 16) / 255.0, 4) for i in (1, 3, 5))
 
     def polygon(self, word: S.Word, what: str) -> tuple[tuple[float, float], ...] | None:
         if not isinstance(word, S.List) or len(word.items) < 3:
-            self.diag.error("E215", f"{what} must be a list of at least 3 points", word.span,
-                            "e.g. `[(0, 0), (10, 0), (10, 8), (0, 8)]`")
+            self.diag.error(
+                "E215",
+                f"{what} must be a list of at least 3 points",
+                word.span,
+                "e.g. `[(0, 0), (10, 0), (10, 8), (0, 8)]`",
+            )
             return None
         pts = [self.vector(p, (2,), T.LENGTH, "a polygon point") for p in word.items]
         return None if any(p is None for p in pts) else tuple(pts)

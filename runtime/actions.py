@@ -101,8 +101,13 @@ def validate(action: Action) -> Action:
             raise ActionError(f"{action.name}: '{key}' must be between {lo:g} and {hi:g}, got {v:g}")
         return v
 
-    extra = set(a) - {"move": {"distance_m", "direction"}, "turn": {"degrees"}, "look": {"degrees"},
-                      "wait": {"seconds"}, "interact": set()}.get(action.name, set())
+    extra = set(a) - {
+        "move": {"distance_m", "direction"},
+        "turn": {"degrees"},
+        "look": {"degrees"},
+        "wait": {"seconds"},
+        "interact": set(),
+    }.get(action.name, set())
     if action.name not in ("move", "turn", "look", "interact", "wait"):
         raise ActionError(f"unknown action {action.name!r} (move, turn, look, interact, wait)")
     if extra:

@@ -17,20 +17,32 @@ from wac.errors import UsageError
 
 def register(subparsers) -> None:
     """Add `play` and `render` to an argparse sub-parser collection."""
-    p = subparsers.add_parser("play", help="run a scripted action list in a bundle; write frames and the trajectory")
+    p = subparsers.add_parser(
+        "play", help="run a scripted action list in a bundle; write frames and the trajectory"
+    )
     p.add_argument("bundle", help="bundle directory (with task.json) or task.json")
     p.add_argument("--variant", choices=("clean", "perturbed"), default="perturbed")
-    p.add_argument("--actions", required=True, help='actions separated by ";", e.g. "move 3; turn 135; wait 5"')
+    p.add_argument(
+        "--actions", required=True, help='actions separated by ";", e.g. "move 3; turn 135; wait 5"'
+    )
     p.add_argument("--out", required=True, help="trajectory directory to write")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=480)
-    p.add_argument("--film-interval", type=float, default=0.5, help="simulated seconds between film frames (0: none)")
+    p.add_argument(
+        "--film-interval", type=float, default=0.5, help="simulated seconds between film frames (0: none)"
+    )
     p.set_defaults(func=cmd_play)
 
-    r = subparsers.add_parser("render", help="start view and overview shots, clean and perturbed side by side")
-    r.add_argument("bundle", nargs="+", help="bundle directory (with task.json) or task.json; with several, each "
-                                             "gets OUT/<task id>/ and OUT/contact_sheet.png shows all start views")
+    r = subparsers.add_parser(
+        "render", help="start view and overview shots, clean and perturbed side by side"
+    )
+    r.add_argument(
+        "bundle",
+        nargs="+",
+        help="bundle directory (with task.json) or task.json; with several, each "
+        "gets OUT/<task id>/ and OUT/contact_sheet.png shows all start views",
+    )
     r.add_argument("--out", required=True, help="directory for the PNG files")
     r.add_argument("--width", type=int, default=640)
     r.add_argument("--height", type=int, default=480)
@@ -47,8 +59,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     actions = [Action.parse(a) for a in split_actions(args.actions)]
     if not actions:
         raise UsageError("--actions is empty")
-    env = WorldEnv(args.bundle, variant=args.variant, seed=args.seed, width=args.width, height=args.height,
-                   film_interval_s=args.film_interval or None, record_dir=args.out)
+    env = WorldEnv(
+        args.bundle,
+        variant=args.variant,
+        seed=args.seed,
+        width=args.width,
+        height=args.height,
+        film_interval_s=args.film_interval or None,
+        record_dir=args.out,
+    )
     try:
         _print_step(env.history[0], "start")
         for a in actions:
@@ -66,8 +85,10 @@ def _print_step(res, what: str) -> None:
     def z(v: float) -> float:  # no "-0.00"
         return 0.0 if abs(v) < 0.005 else v
 
-    print(f"[{res.step:3d}] {what:<24} pos ({z(p.x):6.2f}, {z(p.y):6.2f}, {z(p.z):5.2f}) yaw {z(p.yaw_deg):6.1f} "
-          f"pitch {p.pitch_deg:5.1f} | t {res.sim_time:6.2f} s | budget {res.budget_left:3d} | {res.outcome}")
+    print(
+        f"[{res.step:3d}] {what:<24} pos ({z(p.x):6.2f}, {z(p.y):6.2f}, {z(p.z):5.2f}) yaw {z(p.yaw_deg):6.1f} "
+        f"pitch {p.pitch_deg:5.1f} | t {res.sim_time:6.2f} s | budget {res.budget_left:3d} | {res.outcome}"
+    )
     sys.stdout.flush()
 
 

@@ -284,8 +284,14 @@ def set_motion(eff: Effect, ctx: EffectContext) -> Undo:
     if eff.motion not in ("drift", "tremble"):
         raise BundleError(f"unknown motion {eff.motion!r}")
     undo0 = _snapshot(st, "motion", "motion_offset")
-    st.motion = {"motion": eff.motion, "axis": eff.axis, "range_m": eff.range_m, "speed_m_s": eff.speed_m_s,
-                 "amplitude_m": eff.amplitude_m, "t0": ctx.time}
+    st.motion = {
+        "motion": eff.motion,
+        "axis": eff.axis,
+        "range_m": eff.range_m,
+        "speed_m_s": eff.speed_m_s,
+        "amplitude_m": eff.amplitude_m,
+        "t0": ctx.time,
+    }
     st.bump()
     return undo0
 
@@ -316,7 +322,12 @@ def set_animation(eff: Effect, ctx: EffectContext) -> Undo:
     if eff.animation not in ("freeze", "speed", "jump"):
         raise BundleError(f"unknown animation change {eff.animation!r}")
     undo = _snapshot(st, "animation")
-    st.animation = {"animation": eff.animation, "value": eff.value, "period_s": eff.period_s, "part": eff.part}
+    st.animation = {
+        "animation": eff.animation,
+        "value": eff.value,
+        "period_s": eff.period_s,
+        "part": eff.part,
+    }
     return undo
 
 
@@ -324,8 +335,9 @@ def set_day_night(eff: Effect, ctx: EffectContext) -> Undo:
     w = ctx.world
     old = w.day_night
     base = old or DayNight(period_s=eff.period_s or 60.0)
-    w.day_night = DayNight(period_s=eff.period_s or base.period_s, transition=eff.transition or base.transition,
-                           phase=base.phase)
+    w.day_night = DayNight(
+        period_s=eff.period_s or base.period_s, transition=eff.transition or base.transition, phase=base.phase
+    )
 
     def undo() -> None:
         w.day_night = old
@@ -381,11 +393,24 @@ def set_appearance(eff: Effect, ctx: EffectContext) -> Undo:
 
 
 APPLY: dict[str, Callable[[Effect, EffectContext], Undo]] = {
-    "set_pose": set_pose, "set_part_pose": set_part_pose, "set_solid": set_solid, "add_object": add_object,
-    "remove_object": remove_object, "set_visible": set_visible, "set_render": set_render,
-    "set_material": set_material, "set_shadow": set_shadow, "set_light": set_light, "set_physics": set_physics,
-    "set_motion": set_motion, "set_mechanism": set_mechanism, "set_animation": set_animation,
-    "set_day_night": set_day_night, "set_flicker": set_flicker, "add_hole": add_hole, "add_blocker": add_blocker,
+    "set_pose": set_pose,
+    "set_part_pose": set_part_pose,
+    "set_solid": set_solid,
+    "add_object": add_object,
+    "remove_object": remove_object,
+    "set_visible": set_visible,
+    "set_render": set_render,
+    "set_material": set_material,
+    "set_shadow": set_shadow,
+    "set_light": set_light,
+    "set_physics": set_physics,
+    "set_motion": set_motion,
+    "set_mechanism": set_mechanism,
+    "set_animation": set_animation,
+    "set_day_night": set_day_night,
+    "set_flicker": set_flicker,
+    "add_hole": add_hole,
+    "add_blocker": add_blocker,
     "set_appearance": set_appearance,
 }
 

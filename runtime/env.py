@@ -49,8 +49,13 @@ class AgentPose:
     pitch_deg: float
 
     def as_dict(self) -> dict:
-        return {"x": round(self.x, 4), "y": round(self.y, 4), "z": round(self.z, 4),
-                "yaw_deg": round(self.yaw_deg, 3), "pitch_deg": round(self.pitch_deg, 3)}
+        return {
+            "x": round(self.x, 4),
+            "y": round(self.y, 4),
+            "z": round(self.z, 4),
+            "yaw_deg": round(self.yaw_deg, 3),
+            "pitch_deg": round(self.pitch_deg, 3),
+        }
 
 
 @dataclass(frozen=True)
@@ -104,10 +109,20 @@ def load_task(bundle_or_task) -> tuple[CompiledTask, Path | None]:
 class WorldEnv:
     """A first-person world over one bundle variant (see module docstring)."""
 
-    def __init__(self, bundle_or_task, variant: str = "clean", seed: int = 0, width: int = 640, height: int = 480,
-                 film_interval_s: float | None = 0.5, hfov_deg: float = 90.0, shadows: bool = True,
-                 record_dir: str | Path | None = None, start: tuple[float, float, float, float] | None = None,
-                 budget: int | None = None) -> None:
+    def __init__(
+        self,
+        bundle_or_task,
+        variant: str = "clean",
+        seed: int = 0,
+        width: int = 640,
+        height: int = 480,
+        film_interval_s: float | None = 0.5,
+        hfov_deg: float = 90.0,
+        shadows: bool = True,
+        record_dir: str | Path | None = None,
+        start: tuple[float, float, float, float] | None = None,
+        budget: int | None = None,
+    ) -> None:
         """`start` (x, y, yaw_deg, pitch_deg) and `budget` override the task's start pose and action budget
         (the runner's closer-start and budget-multiplier ablations)."""
         if variant not in ("clean", "perturbed"):
@@ -198,9 +213,15 @@ class WorldEnv:
                 continue
             mine = [b for b, part in ph.bodies.get(st.id, []) if part is None]
             for other in frozen:
-                theirs = [b for b, part in ph.bodies.get(other.id, []) if part is None or not part.startswith("#")]
-                if any(pt[8] < -0.005 for a in mine for b in theirs
-                       for pt in ph.p.getClosestPoints(a, b, 0.0, physicsClientId=ph.cid)):
+                theirs = [
+                    b for b, part in ph.bodies.get(other.id, []) if part is None or not part.startswith("#")
+                ]
+                if any(
+                    pt[8] < -0.005
+                    for a in mine
+                    for b in theirs
+                    for pt in ph.p.getClosestPoints(a, b, 0.0, physicsClientId=ph.cid)
+                ):
                     st.frozen = True
                     st.bump()
                     changed = True
@@ -241,8 +262,12 @@ class WorldEnv:
 
     def camera(self) -> Camera:
         foot = self.physics.agent_position()
-        return Camera((float(foot[0]), float(foot[1]), float(foot[2]) + self.eye_height), self.yaw, self.pitch,
-                      self.hfov)
+        return Camera(
+            (float(foot[0]), float(foot[1]), float(foot[2]) + self.eye_height),
+            self.yaw,
+            self.pitch,
+            self.hfov,
+        )
 
     def _frame(self) -> np.ndarray:
         return self.renderer.render(self.camera())
@@ -250,8 +275,19 @@ class WorldEnv:
     def observe(self) -> StepResult:
         """The current frame and state; free (no budget, no time)."""
         last = self.history[-1]
-        return StepResult(self.steps, None, self._frame(), (), self.pose(), self.sim_time, 0.0, last.outcome, 0.0,
-                          self.budget - self.steps, self.steps >= self.budget)
+        return StepResult(
+            self.steps,
+            None,
+            self._frame(),
+            (),
+            self.pose(),
+            self.sim_time,
+            0.0,
+            last.outcome,
+            0.0,
+            self.budget - self.steps,
+            self.steps >= self.budget,
+        )
 
     def frames(self) -> list[np.ndarray]:
         """Final frames so far, index = step (0 = start); film frames are in `history[i].film`."""
@@ -260,12 +296,14 @@ class WorldEnv:
     def text_history(self, first: int = 0, last: int | None = None) -> list[str]:
         """One line per step: what was done and what came of it (free; no frames)."""
         lines = []
-        for h in self.history[first:None if last is None else last + 1]:
+        for h in self.history[first : None if last is None else last + 1]:
             p = h.pose
             what = h.action.describe() if h.action else "start"
             film = f" | film {len(h.film)}" if h.film else ""
-            lines.append(f"a{h.step} {what} -> {h.outcome} | pos ({p.x:.2f}, {p.y:.2f}) yaw {p.yaw_deg:.0f} "
-                         f"pitch {p.pitch_deg:.0f} | t {h.sim_time:.1f} s{film}")
+            lines.append(
+                f"a{h.step} {what} -> {h.outcome} | pos ({p.x:.2f}, {p.y:.2f}) yaw {p.yaw_deg:.0f} "
+                f"pitch {p.pitch_deg:.0f} | t {h.sim_time:.1f} s{film}"
+            )
         return lines
 
     def render_ids(self, with_depth: bool = False):
@@ -280,7 +318,9 @@ class WorldEnv:
         """Run one action (an `Action`, a dict {"action"|"name": ..., args} or text like 'move 2')."""
         action = self._coerce(action)
         if self.steps >= self.budget:
-            raise BudgetExhausted(f"action budget exhausted ({self.budget} actions used): no more environment actions")
+            raise BudgetExhausted(
+                f"action budget exhausted ({self.budget} actions used): no more environment actions"
+            )
         action = validate(action)
         self.steps += 1
         t0 = self.sim_time
@@ -300,8 +340,19 @@ class WorldEnv:
         else:
             outcome = self._interact()
         frame = self._frame()
-        res = StepResult(self.steps, action, frame, tuple(self._film), self.pose(), self.sim_time, self.sim_time - t0,
-                         outcome, moved, self.budget - self.steps, self.steps >= self.budget)
+        res = StepResult(
+            self.steps,
+            action,
+            frame,
+            tuple(self._film),
+            self.pose(),
+            self.sim_time,
+            self.sim_time - t0,
+            outcome,
+            moved,
+            self.budget - self.steps,
+            self.steps >= self.budget,
+        )
         self.history.append(res)
         if self.recorder is not None:
             self.recorder.write_step(res)
@@ -312,8 +363,20 @@ class WorldEnv:
         try:
             return self.step(action)
         except WacError as exc:
-            return StepResult(self.steps, None, self.history[-1].frame, (), self.pose(), self.sim_time, 0.0,
-                              f"ERROR: {exc}", 0.0, self.budget - self.steps, self.steps >= self.budget, ok=False)
+            return StepResult(
+                self.steps,
+                None,
+                self.history[-1].frame,
+                (),
+                self.pose(),
+                self.sim_time,
+                0.0,
+                f"ERROR: {exc}",
+                0.0,
+                self.budget - self.steps,
+                self.steps >= self.budget,
+                ok=False,
+            )
 
     @staticmethod
     def _coerce(action) -> Action:
@@ -396,7 +459,9 @@ class WorldEnv:
         inside = False
         j = len(poly) - 1
         for i in range(len(poly)):
-            if (ys[i] > y) != (ys[j] > y) and x < (xs[j] - xs[i]) * (y - ys[i]) / (ys[j] - ys[i] + 1e-300) + xs[i]:
+            if (ys[i] > y) != (ys[j] > y) and x < (xs[j] - xs[i]) * (y - ys[i]) / (
+                ys[j] - ys[i] + 1e-300
+            ) + xs[i]:
                 inside = not inside
             j = i
         return inside
@@ -456,7 +521,9 @@ class WorldEnv:
         self._advance(max(duration, DT), per_tick=per_tick)
         if which == "yaw":
             self.yaw = self._norm(start + delta)
-            return f"turned {abs(delta):.0f} deg {'left' if delta > 0 else 'right'}; heading {self.yaw:.0f} deg"
+            return (
+                f"turned {abs(delta):.0f} deg {'left' if delta > 0 else 'right'}; heading {self.yaw:.0f} deg"
+            )
         self.pitch = float(np.clip(start + delta, -PITCH_LIMIT, PITCH_LIMIT))
         return f"looked {abs(delta):.0f} deg {'down' if delta > 0 else 'up'}; pitch {self.pitch:.0f} deg"
 
@@ -467,7 +534,11 @@ class WorldEnv:
         eye = np.asarray(cam.eye)
         end = eye + cam.forward() * reach
         ref, frac, _ = self.physics.ray(eye, end, RAY_ALL)
-        hit = (ref.object_id, frac * reach) if ref is not None and ref.kind == "object" else (None, frac * reach)
+        hit = (
+            (ref.object_id, frac * reach)
+            if ref is not None and ref.kind == "object"
+            else (None, frac * reach)
+        )
         from .physics import GROUP_REACH
 
         ref2, frac2, _ = self.physics.ray(eye, end, GROUP_REACH)
@@ -537,7 +608,9 @@ class WorldEnv:
                 return self.world.aabb(self.world.objects[tid])
         for eff in spec.effects:
             if eff.object is not None:
-                return np.asarray(eff.object.aabb_min, dtype=float), np.asarray(eff.object.aabb_max, dtype=float)
+                return np.asarray(eff.object.aabb_min, dtype=float), np.asarray(
+                    eff.object.aabb_max, dtype=float
+                )
             if eff.position is not None and eff.size is not None:
                 c, s = np.asarray(eff.position, dtype=float), np.asarray(eff.size, dtype=float)
                 return c - [s[0] / 2, s[1] / 2, 0], c + [s[0] / 2, s[1] / 2, s[2]]
@@ -578,7 +651,11 @@ class WorldEnv:
         foot = self.physics.agent_position()
         contacts_needed = any(a.trig.trigger.kind == TriggerKind.contact for a in self.anomalies)
         for an in self.anomalies:
-            if an.trig.done and an.trig.trigger.kind not in (TriggerKind.beyond, TriggerKind.within, TriggerKind.every):
+            if an.trig.done and an.trig.trigger.kind not in (
+                TriggerKind.beyond,
+                TriggerKind.within,
+                TriggerKind.every,
+            ):
                 continue
             k = an.trig.trigger.kind
             if k == TriggerKind.always:
@@ -591,16 +668,22 @@ class WorldEnv:
                 dist = float(math.hypot(dx, dy))
             else:
                 dist = math.inf
-            in_view = self.target_in_view(an, box) if k in (
-                TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after) else False
+            in_view = (
+                self.target_in_view(an, box)
+                if k in (TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after)
+                else False
+            )
             contact = False
             if contacts_needed and k == TriggerKind.contact:
                 contact = any(self.physics.touching(t) for t in an.spec.targets if t in self.world.objects)
             interacted = bool(set(an.spec.targets) & self._interacted)
             pc = Percept(self.sim_time, in_view, dist, (float(foot[0]), float(foot[1])), contact, interacted)
             res = an.trig.update(pc)
-            seen = in_view if k in (TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave,
-                                    TriggerKind.after) else None
+            seen = (
+                in_view
+                if k in (TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after)
+                else None
+            )
             if res == "deferred":
                 self._log(an, "deferred", "target in view", True)
             elif res == "on":
@@ -627,13 +710,19 @@ class WorldEnv:
                 if eff.kind == "set_physics":
                     self.physics.sync()  # kicks go to the current bodies
                 an.undos.append(fx.apply(eff, ctx))
-                if an.trig.trigger.kind == TriggerKind.always and eff.kind in ("set_pose", "set_part_pose", "add_object"):
+                if an.trig.trigger.kind == TriggerKind.always and eff.kind in (
+                    "set_pose",
+                    "set_part_pose",
+                    "add_object",
+                ):
                     # a static misplacement (float, sink, push_into, pile, ...) must stay as placed:
                     # physics would otherwise drop it or push the overlap apart
                     st = self.world.get(eff.object.id if eff.object is not None else eff.target)
                     st.frozen = True
                     st.bump()
-            if an.trig.trigger.kind == TriggerKind.always and any(e.kind == "remove_object" for e in an.spec.effects):
+            if an.trig.trigger.kind == TriggerKind.always and any(
+                e.kind == "remove_object" for e in an.spec.effects
+            ):
                 # remove_support: the target stays where it was, unsupported
                 for tid in an.spec.targets:
                     st = self.world.objects.get(tid)
@@ -648,8 +737,16 @@ class WorldEnv:
             self._log(an, "deactivated", detail, in_view)
 
     def _log(self, an: _Anomaly, event: str, detail: str, in_view: bool) -> None:
-        ev = TriggerEvent(self.steps, self.sim_time, an.index, an.spec.operator, str(an.spec.trigger.kind), event, detail,
-                          bool(in_view))
+        ev = TriggerEvent(
+            self.steps,
+            self.sim_time,
+            an.index,
+            an.spec.operator,
+            str(an.spec.trigger.kind),
+            event,
+            detail,
+            bool(in_view),
+        )
         self.events.append(ev)
         if self.recorder is not None:
             self.recorder.write_event(ev)
@@ -663,5 +760,14 @@ def _corners(lo, hi):
     return [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
 
 
-__all__ = ["Action", "ActionError", "AgentPose", "BudgetExhausted", "FilmFrame", "StepResult", "WorldEnv", "load_task",
-           "validate"]
+__all__ = [
+    "Action",
+    "ActionError",
+    "AgentPose",
+    "BudgetExhausted",
+    "FilmFrame",
+    "StepResult",
+    "WorldEnv",
+    "load_task",
+    "validate",
+]

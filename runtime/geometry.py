@@ -22,7 +22,14 @@ from wac.errors import BundleError
 def rotation_matrix(rotation_deg) -> np.ndarray:
     """3x3 rotation for (yaw, pitch, roll) degrees: Rz(yaw) @ Ry(pitch) @ Rx(roll)."""
     yaw, pitch, roll = np.radians(np.asarray(rotation_deg, dtype=float))
-    cz, sz, cy, sy, cx, sx = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch), np.cos(roll), np.sin(roll)
+    cz, sz, cy, sy, cx, sx = (
+        np.cos(yaw),
+        np.sin(yaw),
+        np.cos(pitch),
+        np.sin(pitch),
+        np.cos(roll),
+        np.sin(roll),
+    )
     rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
     ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
     rx = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
@@ -83,7 +90,12 @@ def part_matrix(part: Part, pose: PartPose) -> np.ndarray:
         m = m @ translation((px, py, 0.0)) @ axis_rotation("z", pose.hinge_deg) @ translation((-px, -py, 0.0))
     if part.spin is not None and pose.spin_deg:
         h = part.size[2] / 2.0
-        m = m @ translation((0, 0, h)) @ axis_rotation(part.spin.axis, pose.spin_deg) @ translation((0, 0, -h))
+        m = (
+            m
+            @ translation((0, 0, h))
+            @ axis_rotation(part.spin.axis, pose.spin_deg)
+            @ translation((0, 0, -h))
+        )
     return m
 
 
@@ -128,7 +140,9 @@ def _asset(path: str) -> trimesh.Trimesh:
     return loaded
 
 
-def part_mesh(part: Part, bundle_dir: Path | None = None, asset_files: dict[str, str] | None = None) -> trimesh.Trimesh:
+def part_mesh(
+    part: Part, bundle_dir: Path | None = None, asset_files: dict[str, str] | None = None
+) -> trimesh.Trimesh:
     """The part's mesh in its own frame (base centre at the origin, fitted to `part.size`)."""
     if part.shape != "mesh":
         return _primitive(part.shape, *(float(v) for v in part.size))

@@ -54,8 +54,9 @@ def _door(st: ObjectState, dt: float, t: float) -> None:
         st.open_frac = min(target, st.open_frac + speed * dt)
     elif st.open_frac > target:
         st.open_frac = max(target, st.open_frac - speed * dt)
-    if old != st.open_frac or any(ps.part.hinge and ps.hinge_deg != st.open_frac * ps.part.hinge.swing_deg
-                                  for ps in st.parts.values()):
+    if old != st.open_frac or any(
+        ps.part.hinge and ps.hinge_deg != st.open_frac * ps.part.hinge.swing_deg for ps in st.parts.values()
+    ):
         visual = st.open_frac
         if "phantom" in mech:  # collider swings, the visual panel stays shut
             st.collider_frac, visual = st.open_frac, 0.0

@@ -32,7 +32,9 @@ DT = 1.0 / 120.0
 GRAVITY = -9.81
 AGENT_MASS = 70.0
 PUSH_FORCE_N = 250.0  # the most the agent leans on a dynamic object with, horizontally
-SHOVE_SPEED = 6.0  # m/s: the fastest a shove sends an object (hand speed of a hard shove); matters below ~0.4 kg
+SHOVE_SPEED = (
+    6.0  # m/s: the fastest a shove sends an object (hand speed of a hard shove); matters below ~0.4 kg
+)
 CONTACT_SLOP_M = 0.02  # a dynamic object this close counts as touched by the agent
 QUIET_STEPS = 6  # steps of rest (agent and dynamic bodies) before steps are skipped
 REST_V, REST_W = 2e-3, 2e-2  # m/s and rad/s below which a body counts as at rest
@@ -88,21 +90,31 @@ def _quat(r: np.ndarray) -> tuple[float, float, float, float]:
 
 def _pose_key(st: ObjectState) -> tuple:
     """Everything a static object's body poses depend on (see `Physics.sync`)."""
-    parts = tuple((ps.position, ps.rotation_deg, ps.hinge_deg, ps.spin_deg) for ps in st.parts.values()
-                  if ps.part.hinge or ps.part.spin)
-    return (np.asarray(st.position, dtype=float).tobytes(), np.asarray(st.rotation_deg, dtype=float).tobytes(),
-            np.asarray(st.scale, dtype=float).tobytes(), np.asarray(st.motion_offset, dtype=float).tobytes(),
-            st.collider_frac, parts)
+    parts = tuple(
+        (ps.position, ps.rotation_deg, ps.hinge_deg, ps.spin_deg)
+        for ps in st.parts.values()
+        if ps.part.hinge or ps.part.spin
+    )
+    return (
+        np.asarray(st.position, dtype=float).tobytes(),
+        np.asarray(st.rotation_deg, dtype=float).tobytes(),
+        np.asarray(st.scale, dtype=float).tobytes(),
+        np.asarray(st.motion_offset, dtype=float).tobytes(),
+        st.collider_frac,
+        parts,
+    )
 
 
 def _matrix(q) -> np.ndarray:
     """pybullet quaternion (x, y, z, w) -> rotation matrix."""
     x, y, z, w = q
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -149,8 +161,9 @@ class Physics:
         p, c = self.p, self.cid
         p.resetSimulation(physicsClientId=c)
         p.setGravity(0, 0, GRAVITY, physicsClientId=c)
-        p.setPhysicsEngineParameter(fixedTimeStep=DT, numSubSteps=1, deterministicOverlappingPairs=1,
-                                    physicsClientId=c)
+        p.setPhysicsEngineParameter(
+            fixedTimeStep=DT, numSubSteps=1, deterministicOverlappingPairs=1, physicsClientId=c
+        )
         self.refs.clear()
         self.offsets.clear()
         self._posed.clear()
@@ -178,10 +191,21 @@ class Physics:
         r = self.agent_radius
         cyl = max(self.agent_height - 2 * r, 0.1)
         shape = p.createCollisionShape(p.GEOM_CAPSULE, radius=r, height=cyl, physicsClientId=c)
-        self.agent = p.createMultiBody(AGENT_MASS, shape, -1, [0, 0, self.agent_height / 2], physicsClientId=c)
-        p.changeDynamics(self.agent, -1, lateralFriction=0.0, spinningFriction=0.0, rollingFriction=0.0,
-                         restitution=0.0, localInertiaDiagonal=[0, 0, 0], linearDamping=0.0, angularDamping=0.0,
-                         physicsClientId=c)
+        self.agent = p.createMultiBody(
+            AGENT_MASS, shape, -1, [0, 0, self.agent_height / 2], physicsClientId=c
+        )
+        p.changeDynamics(
+            self.agent,
+            -1,
+            lateralFriction=0.0,
+            spinningFriction=0.0,
+            rollingFriction=0.0,
+            restitution=0.0,
+            localInertiaDiagonal=[0, 0, 0],
+            linearDamping=0.0,
+            angularDamping=0.0,
+            physicsClientId=c,
+        )
         p.setCollisionFilterGroupMask(self.agent, -1, GROUP_AGENT, GROUP_SOLID, physicsClientId=c)
         self.refs[self.agent] = BodyRef("agent")
 
@@ -202,8 +226,17 @@ class Physics:
         centre = verts.mean(axis=0)
         return dict(shapeType=p.GEOM_MESH, vertices=(verts - centre).tolist()), centre, np.eye(3)
 
-    def _make_body(self, st: ObjectState, parts: list[PartState], base: np.ndarray, mass: float,
-                   group: int, mask: int, ref: BodyRef, place: np.ndarray | None = None) -> int | None:
+    def _make_body(
+        self,
+        st: ObjectState,
+        parts: list[PartState],
+        base: np.ndarray,
+        mass: float,
+        group: int,
+        mask: int,
+        ref: BodyRef,
+        place: np.ndarray | None = None,
+    ) -> int | None:
         """One rigid body (a multibody with fixed links when there are several parts); shapes are
         expressed relative to `base`, and the body is put at `place` (default `base`)."""
         p, c = self.p, self.cid
@@ -223,8 +256,15 @@ class Physics:
         rs = st.restitution if st.restitution is not None else 0.0
         for link in range(-1, n - 1):
             p.setCollisionFilterGroupMask(body, link, group, mask, physicsClientId=c)
-            p.changeDynamics(body, link, lateralFriction=fr, restitution=rs, rollingFriction=0.01,
-                             spinningFriction=0.01, physicsClientId=c)
+            p.changeDynamics(
+                body,
+                link,
+                lateralFriction=fr,
+                restitution=rs,
+                rollingFriction=0.01,
+                spinningFriction=0.01,
+                physicsClientId=c,
+            )
         self.refs[body] = ref
         return body
 
@@ -246,11 +286,21 @@ class Physics:
             lpos.append(rel[:3, 3].tolist())
             lorn.append(_quat(rel[:3, :3]))
         body = p.createMultiBody(
-            masses[0], shapes[0], -1, world0[:3, 3].tolist(), _quat(world0[:3, :3]),
-            linkMasses=masses[1:], linkCollisionShapeIndices=shapes[1:], linkVisualShapeIndices=[-1] * (n - 1),
-            linkPositions=lpos, linkOrientations=lorn, linkInertialFramePositions=[[0, 0, 0]] * (n - 1),
-            linkInertialFrameOrientations=[[0, 0, 0, 1]] * (n - 1), linkParentIndices=[0] * (n - 1),
-            linkJointTypes=[p.JOINT_FIXED] * (n - 1), linkJointAxis=[[0, 0, 1]] * (n - 1),
+            masses[0],
+            shapes[0],
+            -1,
+            world0[:3, 3].tolist(),
+            _quat(world0[:3, :3]),
+            linkMasses=masses[1:],
+            linkCollisionShapeIndices=shapes[1:],
+            linkVisualShapeIndices=[-1] * (n - 1),
+            linkPositions=lpos,
+            linkOrientations=lorn,
+            linkInertialFramePositions=[[0, 0, 0]] * (n - 1),
+            linkInertialFrameOrientations=[[0, 0, 0, 1]] * (n - 1),
+            linkParentIndices=[0] * (n - 1),
+            linkJointTypes=[p.JOINT_FIXED] * (n - 1),
+            linkJointAxis=[[0, 0, 1]] * (n - 1),
             physicsClientId=c,
         )
         self.offsets[body] = b0
@@ -290,32 +340,54 @@ class Physics:
         if not st.present:
             ghost = []
         if dynamic and solid:
-            b = self._make_body(st, solid, base, st.mass_kg, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT,
-                                BodyRef("object", st.id))
+            b = self._make_body(
+                st, solid, base, st.mass_kg, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, BodyRef("object", st.id)
+            )
             # Dynamic objects start asleep where they were placed (as game engines do): a floated
             # or interpenetrating object keeps its pose until something touches it.
-            self.p.changeDynamics(b, -1, activationState=self.p.ACTIVATION_STATE_ENABLE_SLEEPING,
-                                  physicsClientId=self.cid)
-            self.p.changeDynamics(b, -1, activationState=self.p.ACTIVATION_STATE_SLEEP, physicsClientId=self.cid)
+            self.p.changeDynamics(
+                b, -1, activationState=self.p.ACTIVATION_STATE_ENABLE_SLEEPING, physicsClientId=self.cid
+            )
+            self.p.changeDynamics(
+                b, -1, activationState=self.p.ACTIVATION_STATE_SLEEP, physicsClientId=self.cid
+            )
             out.append((b, None))
         else:
             fixed = [ps for ps in solid if not (ps.part.hinge or ps.part.spin)]
-            b = self._make_body(st, fixed, base, 0.0, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, BodyRef("object", st.id))
+            b = self._make_body(
+                st, fixed, base, 0.0, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, BodyRef("object", st.id)
+            )
             if b is not None:
                 out.append((b, None))
             for ps in solid:
                 if ps.part.hinge or ps.part.spin:
-                    pb = self._make_body(st, [ps], self._part_base(st, ps, visual=True), 0.0, GROUP_SOLID,
-                                         GROUP_SOLID | GROUP_AGENT, BodyRef("object", st.id, ps.part.id),
-                                         place=self._part_base(st, ps))
+                    pb = self._make_body(
+                        st,
+                        [ps],
+                        self._part_base(st, ps, visual=True),
+                        0.0,
+                        GROUP_SOLID,
+                        GROUP_SOLID | GROUP_AGENT,
+                        BodyRef("object", st.id, ps.part.id),
+                        place=self._part_base(st, ps),
+                    )
                     out.append((pb, ps.part.id))
         if ghost and not st.is_liquid:
-            b = self._make_body(st, ghost, base, 0.0, GROUP_GHOST, GROUP_RAYS, BodyRef("object", st.id, "#ghost"))
+            b = self._make_body(
+                st, ghost, base, 0.0, GROUP_GHOST, GROUP_RAYS, BodyRef("object", st.id, "#ghost")
+            )
             if b is not None:
                 out.append((b, "#ghost"))
         if "through_walls" in st.mechanism:
-            b = self._make_body(st, list(st.parts.values()), base, 0.0, GROUP_REACH, GROUP_RAYS,
-                                BodyRef("object", st.id, "#reach"))
+            b = self._make_body(
+                st,
+                list(st.parts.values()),
+                base,
+                0.0,
+                GROUP_REACH,
+                GROUP_RAYS,
+                BodyRef("object", st.id, "#reach"),
+            )
             if b is not None:
                 out.append((b, "#reach"))
         self.bodies[st.id] = out
@@ -343,19 +415,35 @@ class Physics:
             self.refs.pop(b, None)
         self.ground_bodies = []
         gx, gy = self.world.scene.ground.size
-        holes = [(np.asarray(cn[:2]) - np.asarray(sz[:2]) / 2, np.asarray(cn[:2]) + np.asarray(sz[:2]) / 2)
-                 for cn, sz in self.world.holes]
+        holes = [
+            (np.asarray(cn[:2]) - np.asarray(sz[:2]) / 2, np.asarray(cn[:2]) + np.asarray(sz[:2]) / 2)
+            for cn, sz in self.world.holes
+        ]
         floors = []
         for st in self.world.objects.values():
             if st.is_liquid and st.present and not st.solid:
                 lo, hi = self.world.aabb(st)
-                if all(ps.part.shape in ("cylinder", "sphere", "capsule", "cone") for ps in st.parts.values()):
+                if all(
+                    ps.part.shape in ("cylinder", "sphere", "capsule", "cone") for ps in st.parts.values()
+                ):
                     c, h = (lo + hi) / 2, (hi - lo) / 2 * 0.85  # round pond: between in- and circumscribed
                     lo, hi = np.r_[c[:2] - h[:2], lo[2]], np.r_[c[:2] + h[:2], hi[2]]
                 holes.append((lo[:2], hi[:2]))
                 floors.append((lo, hi, hi[2] - st.liquid_depth))
-        xs = sorted({-gx / 2, gx / 2, *[float(np.clip(v, -gx / 2, gx / 2)) for h in holes for v in (h[0][0], h[1][0])]})
-        ys = sorted({-gy / 2, gy / 2, *[float(np.clip(v, -gy / 2, gy / 2)) for h in holes for v in (h[0][1], h[1][1])]})
+        xs = sorted(
+            {
+                -gx / 2,
+                gx / 2,
+                *[float(np.clip(v, -gx / 2, gx / 2)) for h in holes for v in (h[0][0], h[1][0])],
+            }
+        )
+        ys = sorted(
+            {
+                -gy / 2,
+                gy / 2,
+                *[float(np.clip(v, -gy / 2, gy / 2)) for h in holes for v in (h[0][1], h[1][1])],
+            }
+        )
         for x0, x1 in zip(xs, xs[1:], strict=False):
             for y0, y1 in zip(ys, ys[1:], strict=False):
                 if x1 - x0 < 1e-6 or y1 - y0 < 1e-6:
@@ -363,10 +451,14 @@ class Physics:
                 cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
                 if any(h[0][0] <= cx <= h[1][0] and h[0][1] <= cy <= h[1][1] for h in holes):
                     continue
-                self.ground_bodies.append(self._box((cx, cy, -0.5), (x1 - x0, y1 - y0, 1.0), BodyRef("ground")))
+                self.ground_bodies.append(
+                    self._box((cx, cy, -0.5), (x1 - x0, y1 - y0, 1.0), BodyRef("ground"))
+                )
         for lo, hi, depth in floors:
             c2 = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, depth - 0.5)
-            self.ground_bodies.append(self._box(c2, (hi[0] - lo[0] + 0.2, hi[1] - lo[1] + 0.2, 1.0), BodyRef("liquid_floor")))
+            self.ground_bodies.append(
+                self._box(c2, (hi[0] - lo[0] + 0.2, hi[1] - lo[1] + 0.2, 1.0), BodyRef("liquid_floor"))
+            )
         for pos, size, rot in self.world.blockers:
             m = rotation_matrix(rot)
             centre = np.asarray(pos, dtype=float) + m @ np.array([0, 0, size[2] / 2])
@@ -376,9 +468,13 @@ class Physics:
     def _box(self, centre, size, ref: BodyRef, rot: np.ndarray | None = None) -> int:
         p, c = self.p, self.cid
         shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[s / 2 for s in size], physicsClientId=c)
-        b = p.createMultiBody(0, shape, -1, list(centre), _quat(rot if rot is not None else np.eye(3)), physicsClientId=c)
+        b = p.createMultiBody(
+            0, shape, -1, list(centre), _quat(rot if rot is not None else np.eye(3)), physicsClientId=c
+        )
         p.setCollisionFilterGroupMask(b, -1, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, physicsClientId=c)
-        p.changeDynamics(b, -1, lateralFriction=0.8, restitution=1.0 if ref.kind == "ground" else 0.0, physicsClientId=c)
+        p.changeDynamics(
+            b, -1, lateralFriction=0.8, restitution=1.0 if ref.kind == "ground" else 0.0, physicsClientId=c
+        )
         self.refs[b] = ref
         return b
 
@@ -389,7 +485,9 @@ class Physics:
         if full or self.ground_version != self.world.version:
             self._build_ground()
             self.quiet = 0
-        if len(self.bodies) != len(self.world.objects) or any(o not in self.world.objects for o in self.bodies):
+        if len(self.bodies) != len(self.world.objects) or any(
+            o not in self.world.objects for o in self.bodies
+        ):
             for oid in [o for o in self.bodies if o not in self.world.objects]:
                 self._remove_object(oid)
         for st in self.world.objects.values():
@@ -415,7 +513,9 @@ class Physics:
                 if self._posed.get(body) == bkey:
                     continue
                 self._posed[body] = bkey
-                p.resetBasePositionAndOrientation(body, m[:3, 3].tolist(), _quat(m[:3, :3]), physicsClientId=c)
+                p.resetBasePositionAndOrientation(
+                    body, m[:3, 3].tolist(), _quat(m[:3, :3]), physicsClientId=c
+                )
                 if self.quiet and (part is None or not part.startswith("#")) and self._near_movers(body):
                     self.quiet = 0  # a solid moved kinematically next to the agent or a dynamic body
 
@@ -426,7 +526,12 @@ class Physics:
         for link in range(p.getNumJoints(body, physicsClientId=c)):
             llo, lhi = p.getAABB(body, link, physicsClientId=c)
             lo, hi = np.minimum(lo, llo), np.maximum(hi, lhi)
-        hits = p.getOverlappingObjects(list(np.subtract(lo, margin)), list(np.add(hi, margin)), physicsClientId=c) or ()
+        hits = (
+            p.getOverlappingObjects(
+                list(np.subtract(lo, margin)), list(np.add(hi, margin)), physicsClientId=c
+            )
+            or ()
+        )
         for other, _ in hits:
             if other == self.agent:
                 return True
@@ -488,8 +593,12 @@ class Physics:
             return True
         if body not in self._waking:
             p = self.p
-            p.changeDynamics(body, -1, activationState=p.ACTIVATION_STATE_WAKE_UP | p.ACTIVATION_STATE_DISABLE_SLEEPING,
-                             physicsClientId=self.cid)
+            p.changeDynamics(
+                body,
+                -1,
+                activationState=p.ACTIVATION_STATE_WAKE_UP | p.ACTIVATION_STATE_DISABLE_SLEEPING,
+                physicsClientId=self.cid,
+            )
             self._waking.add(body)
         self.quiet = 0
         return False
@@ -507,7 +616,9 @@ class Physics:
     def _add_velocity(self, body: int, linear, angular) -> None:
         p, c = self.p, self.cid
         v, w = p.getBaseVelocity(body, physicsClientId=c)
-        p.resetBaseVelocity(body, (np.add(v, linear)).tolist(), (np.add(w, angular)).tolist(), physicsClientId=c)
+        p.resetBaseVelocity(
+            body, (np.add(v, linear)).tolist(), (np.add(w, angular)).tolist(), physicsClientId=c
+        )
 
     # --- agent -----------------------------------------------------------------------------
     def place_agent(self, x: float, y: float, z: float | None = None) -> None:
@@ -568,7 +679,10 @@ class Physics:
             for body, part in self.bodies.get(st.id, []):
                 if part is None:
                     v, w = p.getBaseVelocity(body, physicsClientId=c)
-                    if max(abs(v[0]), abs(v[1]), abs(v[2])) > REST_V or max(abs(w[0]), abs(w[1]), abs(w[2])) > REST_W:
+                    if (
+                        max(abs(v[0]), abs(v[1]), abs(v[2])) > REST_V
+                        or max(abs(w[0]), abs(w[1]), abs(w[2])) > REST_W
+                    ):
                         return False
         return True
 
@@ -628,7 +742,9 @@ class Physics:
         com = np.asarray(pos) + _matrix(q) @ self.com.get(body, np.zeros(3))
         if not self._wake(body):
             return  # asleep until this step: the agent is held at the contact meanwhile
-        p.applyExternalForce(body, -1, [force * ux, force * uy, 0.0], com.tolist(), p.WORLD_FRAME, physicsClientId=c)
+        p.applyExternalForce(
+            body, -1, [force * ux, force * uy, 0.0], com.tolist(), p.WORLD_FRAME, physicsClientId=c
+        )
 
     def set_agent_collision(self, oid: str, enabled: bool) -> None:
         """Let the agent pass through (or collide with) an object's solid bodies."""
@@ -653,11 +769,20 @@ class Physics:
             if ref and ref.kind == "object":
                 out.add(ref.object_id)
         lo, hi = p.getAABB(self.agent, physicsClientId=c)
-        for body, _ in p.getOverlappingObjects(list(np.subtract(lo, CONTACT_SLOP_M)), list(np.add(hi, CONTACT_SLOP_M)),
-                                               physicsClientId=c) or ():
+        for body, _ in (
+            p.getOverlappingObjects(
+                list(np.subtract(lo, CONTACT_SLOP_M)), list(np.add(hi, CONTACT_SLOP_M)), physicsClientId=c
+            )
+            or ()
+        ):
             ref = self.refs.get(body)
-            if (ref and ref.kind == "object" and ref.object_id not in out and not (ref.hinged or "").startswith("#")
-                    and p.getClosestPoints(self.agent, body, CONTACT_SLOP_M, physicsClientId=c)):
+            if (
+                ref
+                and ref.kind == "object"
+                and ref.object_id not in out
+                and not (ref.hinged or "").startswith("#")
+                and p.getClosestPoints(self.agent, body, CONTACT_SLOP_M, physicsClientId=c)
+            ):
                 out.add(ref.object_id)
         return out
 
@@ -679,6 +804,10 @@ class Physics:
         return self.refs.get(hit[0]), float(hit[2]), np.asarray(hit[3])
 
     def rays(self, starts, ends, mask: int = RAY_ALL) -> list[tuple[BodyRef | None, float]]:
-        res = self.p.rayTestBatch([list(s) for s in starts], [list(e) for e in ends], collisionFilterMask=mask,
-                                  physicsClientId=self.cid)
+        res = self.p.rayTestBatch(
+            [list(s) for s in starts],
+            [list(e) for e in ends],
+            collisionFilterMask=mask,
+            physicsClientId=self.cid,
+        )
         return [(None, 1.0) if h[0] < 0 else (self.refs.get(h[0]), float(h[2])) for h in res]

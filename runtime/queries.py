@@ -27,8 +27,9 @@ def support_gap(env, oid: str, samples: int = 3) -> float:
             # start a little inside the object (rays ignore the shape they start in)
             start = np.array([x, y, lo[2] + LIFT])
             end = np.array([x, y, lo[2] - 10.0])
-            hits = env.physics.p.rayTestBatch([start.tolist()], [end.tolist()], collisionFilterMask=RAY_ALL,
-                                              physicsClientId=env.physics.cid)
+            hits = env.physics.p.rayTestBatch(
+                [start.tolist()], [end.tolist()], collisionFilterMask=RAY_ALL, physicsClientId=env.physics.cid
+            )
             body, frac = hits[0][0], hits[0][2]
             if body >= 0 and body not in own:
                 best = min(best, max(frac * (10.0 + LIFT) - LIFT, 0.0))

@@ -59,11 +59,15 @@ _PROJECTED = "vec2 projected = shadowCoord.xy/shadowCoord.w;"
 # exactly.  A twin bake is told from a sun bake by the light the light camera looks along (light 0 =
 # the sun, 1 = the twin: `_order_lights` puts them first).
 SUN_TWIN_RAD = 1e-7
-_BAKING_TWIN = ("cameraParallel == 1 && "
-                "dot(lightDirectionVC1.xy, lightDirectionVC1.xy) < dot(lightDirectionVC0.xy, lightDirectionVC0.xy)")
+_BAKING_TWIN = (
+    "cameraParallel == 1 && "
+    "dot(lightDirectionVC1.xy, lightDirectionVC1.xy) < dot(lightDirectionVC0.xy, lightDirectionVC0.xy)"
+)
 
 
-def _shadow_replacements(role: str, twin: bool, aspect: float, own_lights: tuple[int, ...] = ()) -> list[tuple[str, str]]:
+def _shadow_replacements(
+    role: str, twin: bool, aspect: float, own_lights: tuple[int, ...] = ()
+) -> list[tuple[str, str]]:
     """(original, replacement) post-replacements of an actor's fragment shader for its shadow role:
     "cast" (an ordinary object, the ground), "backdrop" (the skirt: casts, so that the maps hold a
     depth where nothing stands, but takes no shadow, not even the ground's edge's), "self" (shades
@@ -86,18 +90,25 @@ def _shadow_replacements(role: str, twin: bool, aspect: float, own_lights: tuple
     own = " || ".join(f"length(lightPositionVC{k}) < 0.001" for k in own_lights)
     end = (
         "#ifdef WAC_BAKE\n"  # the baker's shader: `ldepth` is the depth it stores
-        + (f"if ({own}) discard;\n" if own else "") + bake("ldepth") + "\n"
+        + (f"if ({own}) discard;\n" if own else "")
+        + bake("ldepth")
+        + "\n"
         "#else\n"  # any other: a sun bake of a prop the camera culled, or a frame
         f"if (cameraParallel == 1) {{ {bake('gl_FragCoord.z')} }}\n"
         + ("else discard;\n" if role == "ghost" else "")
         + f"#endif\n{_END}"
     )
-    reps = [(_BAKE, "\n#define WAC_BAKE\n"), (_END, end),
-            (_LOOKUP, "expFactor = 1.0;" if role == "backdrop" else _LOOKUP_METRIC),
-            (_PROJECTED, f"{_PROJECTED}\n    projected.x = 0.5 + (projected.x - 0.5) * {1.0 / aspect:.9f};")]
+    reps = [
+        (_BAKE, "\n#define WAC_BAKE\n"),
+        (_END, end),
+        (_LOOKUP, "expFactor = 1.0;" if role == "backdrop" else _LOOKUP_METRIC),
+        (_PROJECTED, f"{_PROJECTED}\n    projected.x = 0.5 + (projected.x - 0.5) * {1.0 / aspect:.9f};"),
+    ]
     if role == "self" and twin:  # shaded from the twin's map, which holds it
-        reps += [(f"{t} += ({f} * factor0.r * lightColor0);", f"{t} += ({f} * factor1.r * lightColor0);")
-                 for t, f in (("diffuse", "df"), ("specular", "sf"))]
+        reps += [
+            (f"{t} += ({f} * factor0.r * lightColor0);", f"{t} += ({f} * factor1.r * lightColor0);")
+            for t, f in (("diffuse", "df"), ("specular", "sf"))
+        ]
     return reps
 
 
@@ -109,7 +120,9 @@ def _vtk():
         import vtk
         from vtkmodules.util import numpy_support
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise WacError("rendering needs the 'vtk' package (via 'pyvista'): pip install 'wac[runtime]'") from exc
+        raise WacError(
+            "rendering needs the 'vtk' package (via 'pyvista'): pip install 'wac[runtime]'"
+        ) from exc
     return vtk, numpy_support
 
 
@@ -162,17 +175,29 @@ class _Group:
 
 def _pose_key(st: ObjectState) -> tuple:
     """Everything the matrices of an object's actors depend on."""
-    return (np.asarray(st.position, dtype=float).tobytes(), np.asarray(st.rotation_deg, dtype=float).tobytes(),
-            np.asarray(st.scale, dtype=float).tobytes(), np.asarray(st.motion_offset, dtype=float).tobytes(),
-            None if st.appearance_scale is None else np.asarray(st.appearance_scale, dtype=float).tobytes(),
-            tuple((ps.hinge_deg, ps.spin_deg) for ps in st.parts.values() if ps.part.hinge or ps.part.spin))
+    return (
+        np.asarray(st.position, dtype=float).tobytes(),
+        np.asarray(st.rotation_deg, dtype=float).tobytes(),
+        np.asarray(st.scale, dtype=float).tobytes(),
+        np.asarray(st.motion_offset, dtype=float).tobytes(),
+        None if st.appearance_scale is None else np.asarray(st.appearance_scale, dtype=float).tobytes(),
+        tuple((ps.hinge_deg, ps.spin_deg) for ps in st.parts.values() if ps.part.hinge or ps.part.spin),
+    )
 
 
 class Renderer:
     """Offscreen VTK renderer bound to one `World`."""
 
-    def __init__(self, world: World, width: int = 640, height: int = 480, hfov_deg: float = 90.0,
-                 shadows: bool = True, shadow_resolution: int | None = None, lamp_shadows: bool | None = None) -> None:
+    def __init__(
+        self,
+        world: World,
+        width: int = 640,
+        height: int = 480,
+        hfov_deg: float = 90.0,
+        shadows: bool = True,
+        shadow_resolution: int | None = None,
+        lamp_shadows: bool | None = None,
+    ) -> None:
         vtk, self.nps = _vtk()
         self.vtk = vtk
         self.world = world
@@ -222,15 +247,23 @@ class Renderer:
         self.actors: dict[tuple[str, str], object] = {}  # (object id, part id) -> the actor drawing that part
         self.groups: dict[str, list[_Group]] = {}  # object id -> its actors
         self._group_sig: dict[str, tuple] = {}
-        self._merged: dict[tuple, object] = {}  # merged polydata of rigid part groups (shared by equal objects)
+        self._merged: dict[
+            tuple, object
+        ] = {}  # merged polydata of rigid part groups (shared by equal objects)
         self._pose_key: dict[str, tuple] = {}  # object id -> pose key its actor matrices were set for
         self.proxies: dict[str, object] = {}
         self.ghosts: dict[str, object] = {}  # object id -> its shadow-only stand-in
         self._ghost_key: dict[str, tuple] = {}
-        self._roles: dict[int, tuple] = {}  # id(actor) -> (shadow role, twin on, lights hidden, own lights) of its shader
-        self._lamp_src: list[tuple[str | None, bool]] = []  # per lamp light: (its object, it lights that object alone)
+        self._roles: dict[
+            int, tuple
+        ] = {}  # id(actor) -> (shadow role, twin on, lights hidden, own lights) of its shader
+        self._lamp_src: list[
+            tuple[str | None, bool]
+        ] = []  # per lamp light: (its object, it lights that object alone)
         self._light_order: dict[int, tuple] = {}  # id(renderer) -> the lights it holds, in order
-        self._sources: dict[int, list] = {}  # id(renderer) -> per light: (its object, it lights that object alone)
+        self._sources: dict[
+            int, list
+        ] = {}  # id(renderer) -> per light: (its object, it lights that object alone)
         self._proxy_key: dict[str, tuple] = {}
         self._sig: dict = {}
         self._ground_day: float | None = None
@@ -251,14 +284,26 @@ class Renderer:
         """What the shadow maps depend on: a global part (shadow-casting lights and the scene bounds
         VTK fits the light cameras to) and one key per object (its actors' poses and whether the
         shadow bake draws them)."""
-        lights = [(self.sun.GetSwitch(), self.sun.GetPosition()), (self.sun_twin.GetSwitch(), self.sun_twin.GetPosition())]
+        lights = [
+            (self.sun.GetSwitch(), self.sun.GetPosition()),
+            (self.sun_twin.GetSwitch(), self.sun_twin.GetPosition()),
+        ]
         lights += [(lt.GetSwitch(), lt.GetPosition(), lt.GetConeAngle()) for lt in self._lamp_lights]
         objs = {}
         for oid, groups in self.groups.items():
-            drawn = tuple(self._roles.get(id(g.actor)) if g.actor.GetVisibility() and g.actor.GetProperty().GetOpacity() >= 1.0
-                          and not self.xray.HasViewProp(g.actor) else None for g in groups)  # (how the bake draws it)
-            extra = tuple((a.GetVisibility(), a.GetBounds()) for a in (self.proxies.get(oid), self.ghosts.get(oid))
-                          if a is not None)
+            drawn = tuple(
+                self._roles.get(id(g.actor))
+                if g.actor.GetVisibility()
+                and g.actor.GetProperty().GetOpacity() >= 1.0
+                and not self.xray.HasViewProp(g.actor)
+                else None
+                for g in groups
+            )  # (how the bake draws it)
+            extra = tuple(
+                (a.GetVisibility(), a.GetBounds())
+                for a in (self.proxies.get(oid), self.ghosts.get(oid))
+                if a is not None
+            )
             render = self.world.objects[oid].render  # flipped normals bake back faces
             objs[oid] = (self._pose_key.get(oid), drawn, extra, render) if any(drawn) or extra else (None,)
         return (tuple(lights), self._scene_bounds()), objs
@@ -280,7 +325,9 @@ class Renderer:
     def _object_box(self, oid: str) -> np.ndarray | None:
         """World bounds (lo, hi) of everything drawn for an object, from its actors."""
         acts = [g.actor for g in self.groups.get(oid, ())]
-        acts += [a for a in (self.proxies.get(oid), self.ghosts.get(oid)) if a is not None and a.GetVisibility()]
+        acts += [
+            a for a in (self.proxies.get(oid), self.ghosts.get(oid)) if a is not None and a.GetVisibility()
+        ]
         lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
         for a in acts:
             b = a.GetBounds()
@@ -315,7 +362,9 @@ class Renderer:
     def _shadow_volume_in_view(self, pts: np.ndarray, cam: Camera) -> bool:
         """Whether the region a box can shadow (swept from every shadow-casting light) may be seen."""
         lo, hi = pts.min(axis=0) - 0.3, pts.max(axis=0) + 0.3  # + a few texels of shadow-map filtering
-        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        corners = np.array(
+            [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+        )
         ab = self._anchor_box
         z0 = ab[4]
         reach = float(np.linalg.norm([ab[1] - ab[0], ab[3] - ab[2], ab[5] - ab[4]]))
@@ -377,9 +426,12 @@ class Renderer:
 
             from .textures import box_uv
 
-            poly = pv.wrap(mesh).compute_normals(split_vertices=True, feature_angle=35.0, auto_orient_normals=False)
-            poly.active_texture_coordinates = box_uv(np.asarray(poly.points), np.asarray(poly.point_data["Normals"]),
-                                                     0.5)
+            poly = pv.wrap(mesh).compute_normals(
+                split_vertices=True, feature_angle=35.0, auto_orient_normals=False
+            )
+            poly.active_texture_coordinates = box_uv(
+                np.asarray(poly.points), np.asarray(poly.point_data["Normals"]), 0.5
+            )
             self._polys[key] = poly
         return poly
 
@@ -432,9 +484,14 @@ class Renderer:
         objs = self.world.scene.objects
         zlo = min([-0.3] + [o.aabb_min[2] for o in objs])
         zhi = max([0.0] + [o.aabb_max[2] for o in objs] + [_spin_top(o) for o in objs]) + 0.3
-        self._anchor_box = (min([-mx] + [o.aabb_min[0] for o in objs]), max([mx] + [o.aabb_max[0] for o in objs]),
-                            min([-my] + [o.aabb_min[1] for o in objs]), max([my] + [o.aabb_max[1] for o in objs]),
-                            zlo, zhi)
+        self._anchor_box = (
+            min([-mx] + [o.aabb_min[0] for o in objs]),
+            max([mx] + [o.aabb_max[0] for o in objs]),
+            min([-my] + [o.aabb_min[1] for o in objs]),
+            max([my] + [o.aabb_max[1] for o in objs]),
+            zlo,
+            zhi,
+        )
         cube = vtk.vtkCubeSource()
         cube.SetBounds(*self._anchor_box)
         cube.Update()
@@ -517,8 +574,13 @@ class Renderer:
             actor = self.vtk.vtkActor()
             actor.SetMapper(self._mapper(poly))
             self.ren.AddActor(actor)
-            g = _Group(actor, tuple(ps.part.id for ps in parts), parts[0].material,
-                       any(ps.part.emitter is not None for ps in parts), local)
+            g = _Group(
+                actor,
+                tuple(ps.part.id for ps in parts),
+                parts[0].material,
+                any(ps.part.emitter is not None for ps in parts),
+                local,
+            )
             groups.append(g)
             for pid in g.parts:
                 self.actors[(st.id, pid)] = actor
@@ -535,7 +597,11 @@ class Renderer:
 
         def size(a) -> float:
             b = a.GetBounds()
-            return float(np.linalg.norm([b[1] - b[0], b[3] - b[2], b[5] - b[4]])) if b is not None and b[0] <= b[1] else 0.0
+            return (
+                float(np.linalg.norm([b[1] - b[0], b[3] - b[2], b[5] - b[4]]))
+                if b is not None and b[0] <= b[1]
+                else 0.0
+            )
 
         ranked = sorted(range(len(acts)), key=lambda i: (size(acts[i]), i))
         for a in acts + [self._ground, self._skirt]:
@@ -565,7 +631,9 @@ class Renderer:
         return poly
 
     # --- materials ----------------------------------------------------------------------------
-    def _apply_material(self, prop, name: str, daylight: float, lit: bool, color=None, emissive_all=False) -> None:
+    def _apply_material(
+        self, prop, name: str, daylight: float, lit: bool, color=None, emissive_all=False
+    ) -> None:
         """Phong material: ambient term = colour x scene ambient (+ emission when lit), then diffuse
         and a specular lobe from roughness/metallic; opacity as given."""
         mat = self.world.material(name)
@@ -581,7 +649,7 @@ class Renderer:
         prop.SetAmbientColor(*np.clip(col * amb + emis, 0, 1))
         prop.SetAmbient(1.0)
         prop.SetDiffuse(0.85)
-        shine = (1.0 - mat.roughness)
+        shine = 1.0 - mat.roughness
         prop.SetSpecular(0.05 + 0.5 * shine * (1 + mat.metallic))
         prop.SetSpecularPower(4 + 60 * shine)
         prop.SetSpecularColor(*(col * mat.metallic + (1 - mat.metallic) * np.ones(3)))
@@ -597,8 +665,13 @@ class Renderer:
         sky = np.asarray(w.scene.sky_color, dtype=float)
         night = np.array([0.02, 0.03, 0.08])
         self.ren.SetBackground(*(sky * day + night * (1 - day)))
-        d = np.array([np.cos(np.radians(el)) * np.cos(np.radians(az)), np.cos(np.radians(el)) * np.sin(np.radians(az)),
-                      np.sin(np.radians(el))])
+        d = np.array(
+            [
+                np.cos(np.radians(el)) * np.cos(np.radians(az)),
+                np.cos(np.radians(el)) * np.sin(np.radians(az)),
+                np.sin(np.radians(el)),
+            ]
+        )
         self._sun_dir = d
         if sun is not None and el > 0.5 and day > 0:
             self.sun.SetPosition(*(d * 100.0))
@@ -625,8 +698,14 @@ class Renderer:
         """The sun's twin is on while the sun shines and a shown object casts no shadow of its own on
         others (see SUN_TWIN_RAD)."""
         w = self.world
-        on = self.shadows and bool(self.sun.GetSwitch()) and any(
-            st.present and not st.held and st.visible and _shadow_role(st) == "self" for st in w.objects.values())
+        on = (
+            self.shadows
+            and bool(self.sun.GetSwitch())
+            and any(
+                st.present and not st.held and st.visible and _shadow_role(st) == "self"
+                for st in w.objects.values()
+            )
+        )
         if not on:
             if self.sun_twin.GetSwitch():
                 self.sun_twin.SwitchOff()
@@ -655,8 +734,9 @@ class Renderer:
         in_xray = self.xray.HasViewProp(actor)
         srcs = self._sources.get(id(self.xray if in_xray else self.ren), ())
         hidden = tuple(k for k, (src, alone) in enumerate(srcs) if alone and src != oid)
-        own = tuple(k for k, (src, _) in enumerate(srcs) if oid is not None and src == oid
-                    and self.lamp_cone < 90.0)  # (only spot lamps have shadow maps)
+        own = tuple(
+            k for k, (src, _) in enumerate(srcs) if oid is not None and src == oid and self.lamp_cone < 90.0
+        )  # (only spot lamps have shadow maps)
         plain = bool(in_xray or actor.GetProperty().GetOpacity() < 1.0)
         if self._roles.get(id(actor)) == (role, twin, hidden, own, plain):
             return
@@ -721,7 +801,9 @@ class Renderer:
             light.SetPosition(*pos)
             light.SetFocalPoint(pos[0], pos[1], pos[2] - 1.0)
             light.SetColor(*color)
-            light.SetIntensity(float(inten) * ((1.0 - 0.5 * day) if self.world.scene.sun is not None else 1.0))
+            light.SetIntensity(
+                float(inten) * ((1.0 - 0.5 * day) if self.world.scene.sun is not None else 1.0)
+            )
             light.SetAttenuationValues(1.0, 0.0, 12.0 / max(rng, 0.5) ** 2)
         self._order_lights()
 
@@ -764,8 +846,14 @@ class Renderer:
             if self._sig.get(id(actor)) != sig:
                 self._sig[id(actor)] = sig
                 prop = actor.GetProperty()
-                self._apply_material(prop, g.material, day, lit=lit and (g.emits or st.glow),
-                                     color=st.appearance_color, emissive_all=True)
+                self._apply_material(
+                    prop,
+                    g.material,
+                    day,
+                    lit=lit and (g.emits or st.glow),
+                    color=st.appearance_color,
+                    emissive_all=True,
+                )
                 prop.SetBackfaceCulling(False)
                 prop.SetFrontfaceCulling(st.render == "flip_normals")
                 actor.SetTexture(self._texture(w.material(g.material).texture))
@@ -813,8 +901,13 @@ class Renderer:
         displaced shadow (its parts moved by the offset) or a hidden object that still casts one.  It
         is baked into the shadow maps like the object would be and never drawn (`_shadow_replacements`),
         so its shadow looks like any other and falls on whatever lies there."""
-        want = self.shadows and st.present and not st.held and st.casts_shadow and (
-            not st.visible or st.shadow_offset is not None)
+        want = (
+            self.shadows
+            and st.present
+            and not st.held
+            and st.casts_shadow
+            and (not st.visible or st.shadow_offset is not None)
+        )
         actor = self.ghosts.get(st.id)
         if not want:
             if actor is not None and actor.GetVisibility():
@@ -829,7 +922,9 @@ class Renderer:
             self.ren.AddActor(actor)
             self.ghosts[st.id] = actor
         self._set_shader(actor, "ghost", st.id)
-        if self._ghost_key.get(st.id) != key:  # the drawn actors' geometry where they stand, moved by the offset
+        if (
+            self._ghost_key.get(st.id) != key
+        ):  # the drawn actors' geometry where they stand, moved by the offset
             self._ghost_key[st.id] = key
             import pyvista as pv  # present: _poly imported it already
 
@@ -870,8 +965,14 @@ class Renderer:
             self.ren.SetPass(self._passes)
             # lamp maps need the baker's shaders on every prop, which it sets up on those the camera's
             # culling kept only: bake them with culling off (a sun map needs no such help: "shadow shaders")
-            cull = not (bake and any(lt.GetPositional() and lt.GetConeAngle() < 90.0 for lt in self._lamp_lights
-                                     if lt.GetSwitch()))
+            cull = not (
+                bake
+                and any(
+                    lt.GetPositional() and lt.GetConeAngle() < 90.0
+                    for lt in self._lamp_lights
+                    if lt.GetSwitch()
+                )
+            )
             cullers = self.ren.GetCullers()
             if not cull and cullers.GetNumberOfItems():
                 cullers.RemoveAllItems()
@@ -971,7 +1072,9 @@ def _spin_top(obj) -> float:
     for part in obj.parts:
         if part.spin is not None:
             r = 0.5 * float(np.linalg.norm(np.asarray(part.size) * np.asarray(obj.scale)))
-            c = np.asarray(obj.position) + rotation(*obj.rotation_deg) @ (np.asarray(part.position) * np.asarray(obj.scale))
+            c = np.asarray(obj.position) + rotation(*obj.rotation_deg) @ (
+                np.asarray(part.position) * np.asarray(obj.scale)
+            )
             top = max(top, float(c[2]) + float(part.size[2]) / 2 * float(obj.scale[2]) + r)
     return top
 

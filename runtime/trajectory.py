@@ -45,9 +45,17 @@ class TrajectoryWriter:
             (self.out / name).write_text("", encoding="utf-8")
         for old in self.out.glob("step_*.png"):
             old.unlink()
-        meta = {"task_id": env.task.id, "variant": env.variant, "seed": env.seed, "width": env.width,
-                "height": env.height, "hfov_deg": env.hfov, "film_interval_s": env.film_interval,
-                "budget": env.budget, "format": "wac.trajectory/1"}
+        meta = {
+            "task_id": env.task.id,
+            "variant": env.variant,
+            "seed": env.seed,
+            "width": env.width,
+            "height": env.height,
+            "hfov_deg": env.hfov,
+            "film_interval_s": env.film_interval,
+            "budget": env.budget,
+            "format": "wac.trajectory/1",
+        }
         (self.out / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         self._traj = open(self.out / "trajectory.jsonl", "a", encoding="utf-8")  # noqa: SIM115
         self._events = open(self.out / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115
@@ -122,10 +130,17 @@ def read_trajectory(path: str | Path) -> Trajectory:
     p = Path(path)
     try:
         meta = json.loads((p / "meta.json").read_text(encoding="utf-8"))
-        steps = tuple(json.loads(line) for line in (p / "trajectory.jsonl").read_text(encoding="utf-8").splitlines() if line)
+        steps = tuple(
+            json.loads(line)
+            for line in (p / "trajectory.jsonl").read_text(encoding="utf-8").splitlines()
+            if line
+        )
         events_file = p / "events.jsonl"
-        events = tuple(json.loads(line) for line in events_file.read_text(encoding="utf-8").splitlines() if line) \
-            if events_file.exists() else ()
+        events = (
+            tuple(json.loads(line) for line in events_file.read_text(encoding="utf-8").splitlines() if line)
+            if events_file.exists()
+            else ()
+        )
     except (OSError, ValueError) as exc:
         raise BundleError(f"{p}: not a readable trajectory: {exc}") from exc
     return Trajectory(p, meta, steps, events)
@@ -137,8 +152,16 @@ def replay(path: str | Path, bundle_or_task, out: str | Path | None = None):
 
     old = read_trajectory(path)
     m = old.meta
-    env = WorldEnv(bundle_or_task, variant=m["variant"], seed=m["seed"], width=m["width"], height=m["height"],
-                   film_interval_s=m["film_interval_s"], hfov_deg=m["hfov_deg"], record_dir=out)
+    env = WorldEnv(
+        bundle_or_task,
+        variant=m["variant"],
+        seed=m["seed"],
+        width=m["width"],
+        height=m["height"],
+        film_interval_s=m["film_interval_s"],
+        hfov_deg=m["hfov_deg"],
+        record_dir=out,
+    )
     try:
         same = True
         for s, text in zip(old.steps[1:], old.actions(), strict=True):

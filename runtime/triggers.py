@@ -56,9 +56,16 @@ class TriggerEvent:
     target_in_view: bool = False  # the target's place was in view from the agent's eye just before the change
 
     def as_dict(self) -> dict:
-        return {"step": self.step, "sim_time": round(self.sim_time, 4), "anomaly": self.anomaly,
-                "operator": self.operator, "trigger": self.trigger, "event": self.event, "detail": self.detail,
-                "target_in_view": self.target_in_view}
+        return {
+            "step": self.step,
+            "sim_time": round(self.sim_time, 4),
+            "anomaly": self.anomaly,
+            "operator": self.operator,
+            "trigger": self.trigger,
+            "event": self.event,
+            "detail": self.detail,
+            "target_in_view": self.target_in_view,
+        }
 
 
 @dataclass

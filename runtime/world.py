@@ -153,12 +153,21 @@ class World:
         for p in spec.parts:
             if p.material not in self.materials:
                 raise BundleError(f"object {spec.id!r} part {p.id!r}: unknown material {p.material!r}")
-        parts = {p.id: PartState(p, tuple(p.position), tuple(p.rotation_deg), p.material, p.solid) for p in spec.parts}
+        parts = {
+            p.id: PartState(p, tuple(p.position), tuple(p.rotation_deg), p.material, p.solid)
+            for p in spec.parts
+        }
         st = ObjectState(
-            spec=spec, index=self._next_index, position=np.array(spec.position, dtype=float),
-            rotation_deg=np.array(spec.rotation_deg, dtype=float), scale=np.array(spec.scale, dtype=float),
-            parts=parts, visible=spec.visible, solid=spec.solid and not _liquid(spec),
-            lit=spec.lit, mass_kg=spec.mass_kg if spec.dynamic else 0.0,
+            spec=spec,
+            index=self._next_index,
+            position=np.array(spec.position, dtype=float),
+            rotation_deg=np.array(spec.rotation_deg, dtype=float),
+            scale=np.array(spec.scale, dtype=float),
+            parts=parts,
+            visible=spec.visible,
+            solid=spec.solid and not _liquid(spec),
+            lit=spec.lit,
+            mass_kg=spec.mass_kg if spec.dynamic else 0.0,
         )
         if spec.open:
             st.open_frac = st.door_target = 1.0
@@ -234,6 +243,11 @@ class World:
             return False
         if st.lit_override is not None:
             return st.lit_override
-        if self.day_night is not None and st.has_emitter and st.spec.lit is not None and "flicker" not in st.mechanism:
+        if (
+            self.day_night is not None
+            and st.has_emitter
+            and st.spec.lit is not None
+            and "flicker" not in st.mechanism
+        ):
             return self.is_night() or st.lit
         return st.lit

@@ -15,14 +15,52 @@ from wac.taxonomy.registry import CategorySpec, OperatorSpec, Param, Registry, r
 # Every bug type of the reference runtime (WorldAuditBench bugs.js).  Each must be covered by
 # an operator's `reference:` list or be listed under `out_of_scope:` in categories.yaml.
 REFERENCE_BUG_TYPES: tuple[str, ...] = (
-    "air_wall", "fake_floor", "float", "portal_misroute", "door_ghost", "door_phantom",
-    "mechanism_delay", "frozen_anim", "door_autoclose", "anim_accelerated", "anim_interrupted",
-    "drift", "wall_trap", "interact_through_wall", "corrupted_frame", "extra_asset", "dead_gem",
-    "no_collision", "missing_tex", "oversize", "vanish", "tilt", "mirrored", "flip_normals",
-    "wrong_mat", "ghost_mesh", "emissive", "no_shadow", "mesh_offset", "mesh_scale", "mesh_tilt",
-    "mesh_clone", "mesh_nosolid", "floor_hole", "mesh_drift", "mesh_missing_tex",
-    "mesh_sideview_cull", "mesh_xray", "mesh_vanish_unseen", "mesh_move_unseen", "mesh_tremble",
-    "mesh_despawn_on_leave", "mesh_reset_on_leave", "mesh_pile", "mesh_lod_pop", "mesh_colorflip",
+    "air_wall",
+    "fake_floor",
+    "float",
+    "portal_misroute",
+    "door_ghost",
+    "door_phantom",
+    "mechanism_delay",
+    "frozen_anim",
+    "door_autoclose",
+    "anim_accelerated",
+    "anim_interrupted",
+    "drift",
+    "wall_trap",
+    "interact_through_wall",
+    "corrupted_frame",
+    "extra_asset",
+    "dead_gem",
+    "no_collision",
+    "missing_tex",
+    "oversize",
+    "vanish",
+    "tilt",
+    "mirrored",
+    "flip_normals",
+    "wrong_mat",
+    "ghost_mesh",
+    "emissive",
+    "no_shadow",
+    "mesh_offset",
+    "mesh_scale",
+    "mesh_tilt",
+    "mesh_clone",
+    "mesh_nosolid",
+    "floor_hole",
+    "mesh_drift",
+    "mesh_missing_tex",
+    "mesh_sideview_cull",
+    "mesh_xray",
+    "mesh_vanish_unseen",
+    "mesh_move_unseen",
+    "mesh_tremble",
+    "mesh_despawn_on_leave",
+    "mesh_reset_on_leave",
+    "mesh_pile",
+    "mesh_lod_pop",
+    "mesh_colorflip",
 )
 
 _EVIDENCE_WORDS = {
@@ -132,10 +170,12 @@ def _category_section(reg: Registry, c: CategorySpec) -> list[str]:
     out.append("")
     out.append(f"- **Evidence:** {', '.join(_EVIDENCE_WORDS.get(e, e) for e in c.evidence)}")
     if c.dynamic:
-        out.append("- **Dynamic:** yes — a report must describe the change and the condition that produces it")
+        out.append(
+            "- **Dynamic:** yes — a report must describe the change and the condition that produces it"
+        )
     else:
         out.append("- **Dynamic:** no — the defect is visible in the evidence frames themselves")
-    out.append(f"- **Hint given to the auditor:** \"{c.hint}\"")
+    out.append(f'- **Hint given to the auditor:** "{c.hint}"')
     out.append(f"- **Self-check:** measures `{c.observable}` with a `{c.plan}` plan")
     if c.defect_terms:
         out.append(f"- **Defect terms:** {', '.join(c.defect_terms)}")

@@ -134,7 +134,9 @@ class Registry:
 
 def _load_yaml(name: str):
     text = resources.files("wac.taxonomy").joinpath(name).read_text(encoding="utf-8")
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml's safe loader when present
+    return yaml.load(
+        text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    )  # libyaml's safe loader when present
 
 
 def _param(name: str, spec: dict) -> Param:
@@ -175,9 +177,13 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
 
 def _demo(cid: str, spec: dict) -> Demo:
     figures = tuple(spec["figures"])
-    frames = tuple((str(f[0]), int(f[1]), str(f[2]) if len(f) > 2 else "") for f in spec.get("figure_frames", ()))
+    frames = tuple(
+        (str(f[0]), int(f[1]), str(f[2]) if len(f) > 2 else "") for f in spec.get("figure_frames", ())
+    )
     if frames and len(frames) != len(figures):
-        raise ValueError(f"{cid}: demo figure_frames needs one entry per figure ({len(figures)}), got {len(frames)}")
+        raise ValueError(
+            f"{cid}: demo figure_frames needs one entry per figure ({len(figures)}), got {len(frames)}"
+        )
     if any(v not in ("clean", "perturbed") for v, _, _ in frames):
         raise ValueError(f"{cid}: demo figure_frames variants must be 'clean' or 'perturbed'")
     return Demo(task=spec["task"], figures=figures, explanation=spec["explanation"].strip(), frames=frames)

@@ -9,7 +9,9 @@ import pytest
 
 
 def pytest_addoption(parser):
-    parser.addoption("--update-goldens", action="store_true", help="rewrite tests/golden from the current compiler")
+    parser.addoption(
+        "--update-goldens", action="store_true", help="rewrite tests/golden from the current compiler"
+    )
 
 
 @pytest.fixture

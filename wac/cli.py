@@ -42,11 +42,19 @@ def _jobs(args) -> int:
 
 def _report(result, args, started: float, wrote: str | None) -> int:
     if args.json:
-        print(json.dumps({
-            "ok": result.ok, "diagnostics": [d.as_json() for d in result.diagnostics],
-            "tasks": [e["id"] for e in result.index], "compiled": result.compiled, "reused": result.reused,
-            "up_to_date": result.up_to_date,
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "ok": result.ok,
+                    "diagnostics": [d.as_json() for d in result.diagnostics],
+                    "tasks": [e["id"] for e in result.index],
+                    "compiled": result.compiled,
+                    "reused": result.reused,
+                    "up_to_date": result.up_to_date,
+                },
+                indent=2,
+            )
+        )
     else:
         for d in result.diagnostics:
             print(d.render(), file=sys.stderr)
@@ -55,12 +63,16 @@ def _report(result, args, started: float, wrote: str | None) -> int:
     secs = time.perf_counter() - started
     if not args.json:
         if n:
-            print(f"wac: {n} error{'s' if n != 1 else ''}; {'nothing was written' if wrote else 'check failed'}",
-                  file=sys.stderr)
+            print(
+                f"wac: {n} error{'s' if n != 1 else ''}; {'nothing was written' if wrote else 'check failed'}",
+                file=sys.stderr,
+            )
         elif result.up_to_date:
             print(f"wac: {result.reused} task(s) up to date in {wrote} ({secs:.2f} s)", file=sys.stderr)
         else:
-            done = f"built {result.compiled}, reused {result.reused}" if wrote else f"checked {result.compiled}"
+            done = (
+                f"built {result.compiled}, reused {result.reused}" if wrote else f"checked {result.compiled}"
+            )
             print(f"wac: {done} task(s){' into ' + wrote if wrote else ''} ({secs:.2f} s)", file=sys.stderr)
     return 1 if n else 0
 
@@ -85,7 +97,9 @@ def cmd_build(args) -> int:
     started = time.perf_counter()
     out = Path(args.output)
     step, total = _progress(args)
-    result = compile_project(_sources(args), _root(args), out=out, jobs=_jobs(args), progress=step, total=total)
+    result = compile_project(
+        _sources(args), _root(args), out=out, jobs=_jobs(args), progress=step, total=total
+    )
     return _report(result, args, started, str(out))
 
 
@@ -133,9 +147,22 @@ def cmd_taxonomy(args) -> int:
 
     reg = registry()
     if args.json:
-        print(json.dumps([
-            {"id": c.id.value, "family": c.family.value, "name": c.name, "code": c.code, "evidence": list(c.evidence),
-             "operators": [o.name for o in reg.operators_for(c.id)]} for c in reg.categories], indent=2))
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": c.id.value,
+                        "family": c.family.value,
+                        "name": c.name,
+                        "code": c.code,
+                        "evidence": list(c.evidence),
+                        "operators": [o.name for o in reg.operators_for(c.id)],
+                    }
+                    for c in reg.categories
+                ],
+                indent=2,
+            )
+        )
         return 0
     try:
         from wac.taxonomy.docs import format_table
@@ -166,7 +193,9 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="compile task sources into bundles")
     b.add_argument("sources", nargs="+", metavar="SRC")
     b.add_argument("-o", "--output", default="build", metavar="OUT", help="output directory (default build/)")
-    b.add_argument("--root", help="project root: sources may only read files under it (default: current directory)")
+    b.add_argument(
+        "--root", help="project root: sources may only read files under it (default: current directory)"
+    )
     b.add_argument("--json", action="store_true", help="machine-readable diagnostics on stdout")
     b.add_argument("-j", "--jobs", type=int, help="parallel compile processes (default: one per CPU)")
     b.set_defaults(func=cmd_build)
@@ -192,8 +221,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", default="schemas")
     s.set_defaults(func=cmd_schema)
 
-    for module in ("wac.runtime.commands", "wac.validation.selfcheck", "wac.audit.runner",
-                   "wac.audit.mcp_server", "wac.audit.judge", "wac.audit.report"):
+    for module in (
+        "wac.runtime.commands",
+        "wac.validation.selfcheck",
+        "wac.audit.runner",
+        "wac.audit.mcp_server",
+        "wac.audit.judge",
+        "wac.audit.report",
+    ):
         try:
             register = __import__(module, fromlist=["register"]).register
         except ModuleNotFoundError as exc:  # that part of wac is not installed
@@ -232,7 +267,10 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.NamedTemporaryFile("w", prefix="wac-crash-", suffix=".txt", delete=False) as fh:
             traceback.print_exc(file=fh)
             where = fh.name
-        print(f"wac: internal error (a bug in wac, not in your task files); details written to {where}", file=sys.stderr)
+        print(
+            f"wac: internal error (a bug in wac, not in your task files); details written to {where}",
+            file=sys.stderr,
+        )
         return 3
 
 

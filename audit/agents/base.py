@@ -29,12 +29,22 @@ class Agent(Protocol):
 # name -> (module, class, one-line description); modules are imported on demand
 _REGISTRY: dict[str, tuple[str, str, str]] = {
     "random": ("wac.audit.agents.random_agent", "RandomAgent", "uniformly random actions within the budget"),
-    "sweep": ("wac.audit.agents.sweep", "SweepAgent", "systematic explorer covering the bounds (VLA-like baseline)"),
+    "sweep": (
+        "wac.audit.agents.sweep",
+        "SweepAgent",
+        "systematic explorer covering the bounds (VLA-like baseline)",
+    ),
     "replay": ("wac.audit.agents.replay", "ReplayAgent", "replays a scripted action list (replay:FILE)"),
-    "oracle": ("wac.audit.agents.oracle", "OracleAgent",
-               "PIPELINE CHECK: replays the self-check's exposing actions and files the rubric's finding"),
-    "openai": ("wac.audit.agents.openai_agent", "OpenAIAgent",
-               "any OpenAI-compatible chat endpoint with tool calling and image inputs"),
+    "oracle": (
+        "wac.audit.agents.oracle",
+        "OracleAgent",
+        "PIPELINE CHECK: replays the self-check's exposing actions and files the rubric's finding",
+    ),
+    "openai": (
+        "wac.audit.agents.openai_agent",
+        "OpenAIAgent",
+        "any OpenAI-compatible chat endpoint with tool calling and image inputs",
+    ),
 }
 
 

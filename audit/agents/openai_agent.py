@@ -28,8 +28,10 @@ from wac.errors import WacError
 
 from .base import AgentError
 
-NUDGE = ("Reply with a tool call: an environment action, a memory or bug tool, or done(summary) when the "
-         "inspection is complete.")
+NUDGE = (
+    "Reply with a tool call: an environment action, a memory or bug tool, or done(summary) when the "
+    "inspection is complete."
+)
 
 
 class ModelCallError(WacError):
@@ -45,13 +47,16 @@ def system_prompt(tools, observation: str = "final") -> str:
     reg = registry()
     families = "\n".join(
         f"- {f.name}: {f.description} ({', '.join(c.name for c in reg.categories if c.family == f.id)})"
-        for f in reg.families)
+        for f in reg.families
+    )
     parts = [
         "You are a quality-assurance tester of 3D game worlds. You see the world through a first-person "
         "camera and use tools to act and to report. Your job is to find BUGS: anything broken, physically "
         "impossible or inconsistent with how a normal world looks and behaves, and to report each one "
         "precisely, with the frames that show it.",
-        "Kinds of bugs to look for:\n" + families + "\nOrdinary scene content is not a bug by itself. Judge the "
+        "Kinds of bugs to look for:\n"
+        + families
+        + "\nOrdinary scene content is not a bug by itself. Judge the "
         "world against its own consistency: identical things should look and behave alike, and a solid, "
         "lit or resting object should stay so unless something explains the change.",
     ]
@@ -61,29 +66,33 @@ def system_prompt(tools, observation: str = "final") -> str:
             "move(distance_m, direction) walks forward or back and stops early if blocked; turn(degrees) turns "
             "in place, positive = right; look(degrees) tilts the view, positive = down; interact() uses what "
             "the crosshair aims at within about 3 m; wait(seconds) stands still and watches. The world is "
-            "paused while you think: time passes only inside actions.")
+            "paused while you think: time passes only inside actions."
+        )
         if observation == "film":
             parts.append(
                 "Observation: after every action you get the low-resolution film frames taken during it "
                 "(refs a<N>.f<i>) and then the final view a<N>; a0 is the start view. Compare frames to see "
-                "what happened during the action.")
+                "what happened during the action."
+            )
         else:
             parts.append(
                 "Observation: after every action you get the view at its end, ref a<N> for action N (a0 is "
                 "the start view), and a line of text with the outcome, your position and heading. Frames "
-                "taken during the action (a<N>.f<i>) are archived.")
+                "taken during the action (a<N>.f<i>) are archived."
+            )
     else:
         parts.append(
             "You are reviewing a RECORDING made by another explorer and cannot act. Its frames are given "
-            "with their refs (a<N> or a<N>.f<i>), poses and times.")
+            "with their refs (a<N> or a<N>.f<i>), poses and times."
+        )
     parts += [
         "Memory: every frame is archived at full resolution. inspect(refs, region) shows up to four earlier "
         "frames again, optionally zoomed into a region; history(from_action, to_action) re-reads what you did "
         "and saw. Only your newest images stay in the conversation; older ones are replaced by their ref, so "
         "use inspect to look again. write_notes keeps short durable notes (cite refs).",
         "Reporting: flag_bug(description, category, status, evidence) records a bug and returns its id. Flag a "
-        "suspicion as \"suspect\", test it (another angle, a closer look, a revisit, waiting, interacting, "
-        "comparing frames) and then update_bug to \"confirmed\" or \"retracted\". Describe what is wrong, which "
+        'suspicion as "suspect", test it (another angle, a closer look, a revisit, waiting, interacting, '
+        'comparing frames) and then update_bug to "confirmed" or "retracted". Describe what is wrong, which '
         "object and where, and, for anything that changes, what changed and under which condition (after "
         "which action, from which viewpoint, after how long). Cite evidence refs. Flag each distinct bug once; "
         "wrong or duplicate reports count against you, so retract what does not hold up.",
@@ -122,20 +131,34 @@ class OpenAIAgent:
     name = "openai"
     pipeline_check = False
 
-    def __init__(self, seed: int | str = 0, base_url: str | None = None, model: str | None = None,
-                 api_key: str | None = None, temperature: float | str | None = None,
-                 max_tokens: int | str | None = None, max_calls: int | str = 200, timeout: float | str = 120.0,
-                 retries: int | str = 3, backoff_s: float | str = 2.0, keep_images: int | str = 8,
-                 **_ignored) -> None:
+    def __init__(
+        self,
+        seed: int | str = 0,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        temperature: float | str | None = None,
+        max_tokens: int | str | None = None,
+        max_calls: int | str = 200,
+        timeout: float | str = 120.0,
+        retries: int | str = 3,
+        backoff_s: float | str = 2.0,
+        keep_images: int | str = 8,
+        **_ignored,
+    ) -> None:
         self.seed = int(seed)
         self.base_url = _opt(base_url, ("OPENAI_BASE_URL",))
         self.model = _opt(model, ("WAC_MODEL", "OPENAI_MODEL"))
         if not self.model:
-            raise AgentError("the openai agent needs a model: pass model=NAME or set WAC_MODEL / OPENAI_MODEL")
+            raise AgentError(
+                "the openai agent needs a model: pass model=NAME or set WAC_MODEL / OPENAI_MODEL"
+            )
         self.api_key = _opt(api_key, ("OPENAI_API_KEY",)) or ("none" if self.base_url else None)
         if not self.api_key:
-            raise AgentError("the openai agent needs an API key: set OPENAI_API_KEY (or pass api_key=none "
-                             "together with base_url for a local server)")
+            raise AgentError(
+                "the openai agent needs an API key: set OPENAI_API_KEY (or pass api_key=none "
+                "together with base_url for a local server)"
+            )
         self.temperature = float(temperature) if temperature not in (None, "") else None
         self.max_tokens = int(max_tokens) if max_tokens not in (None, "") else None
         self.max_calls = int(max_calls)
@@ -151,7 +174,9 @@ class OpenAIAgent:
         try:
             from openai import OpenAI
         except ImportError as exc:  # pragma: no cover - optional dependency
-            raise AgentError("the openai agent needs the `openai` package (pip install 'wac[runtime]')") from exc
+            raise AgentError(
+                "the openai agent needs the `openai` package (pip install 'wac[runtime]')"
+            ) from exc
         return OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout, max_retries=0)
 
     def _complete(self, client, messages: list[dict], tools: list[dict]):
@@ -204,8 +229,12 @@ class OpenAIAgent:
                         kept += 1
                         parts.append({"type": "image_url", "image_url": p["image_url"]})
                     else:
-                        parts.append({"type": "text", "text": f"[image {p['_ref']} not repeated here; "
-                                                              f"use inspect to see it again]"})
+                        parts.append(
+                            {
+                                "type": "text",
+                                "text": f"[image {p['_ref']} not repeated here; use inspect to see it again]",
+                            }
+                        )
                 else:
                     parts.append(p)
             out.append({**m, "content": parts[::-1]})
@@ -217,7 +246,11 @@ class OpenAIAgent:
 
         client = self._client()
         tools = openai_tools(session.tools)
-        first = session.call("observe") if "observe" in {t.name for t in session.tools} else session.initial_input()
+        first = (
+            session.call("observe")
+            if "observe" in {t.name for t in session.tools}
+            else session.initial_input()
+        )
         messages: list[dict] = [
             {"role": "system", "content": system_prompt(session.tools, session.options.observation)},
             {"role": "user", "content": [{"type": "text", "text": first.text}, *_image_parts(first.images)]},
@@ -228,19 +261,35 @@ class OpenAIAgent:
             for _ in range(self.max_calls):
                 resp = self._complete(client, self._payload(messages), tools)
                 usage = getattr(resp, "usage", None)
-                session.add_usage(getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
+                session.add_usage(
+                    getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
+                )
                 msg = resp.choices[0].message
                 calls = list(getattr(msg, "tool_calls", None) or ())
                 if log is not None:
-                    log.write(json.dumps({"content": msg.content, "tool_calls": [
-                        {"name": c.function.name, "arguments": c.function.arguments} for c in calls]}) + "\n")
+                    log.write(
+                        json.dumps(
+                            {
+                                "content": msg.content,
+                                "tool_calls": [
+                                    {"name": c.function.name, "arguments": c.function.arguments}
+                                    for c in calls
+                                ],
+                            }
+                        )
+                        + "\n"
+                    )
                     log.flush()
                 entry: dict = {"role": "assistant", "content": msg.content or ""}
                 if calls:
-                    entry["tool_calls"] = [{"id": c.id, "type": "function",
-                                            "function": {"name": c.function.name,
-                                                         "arguments": c.function.arguments or "{}"}}
-                                           for c in calls]
+                    entry["tool_calls"] = [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.function.name, "arguments": c.function.arguments or "{}"},
+                        }
+                        for c in calls
+                    ]
                 messages.append(entry)
                 if not calls:
                     if nudged or session.done:
@@ -252,11 +301,20 @@ class OpenAIAgent:
                 images = []
                 for c in calls:
                     res = self._dispatch(session, c.function.name, c.function.arguments)
-                    messages.append({"role": "tool", "tool_call_id": c.id, "content": res.text or "(no text)"})
+                    messages.append(
+                        {"role": "tool", "tool_call_id": c.id, "content": res.text or "(no text)"}
+                    )
                     images += res.images
                 if images:
-                    messages.append({"role": "user", "content": [
-                        {"type": "text", "text": "Images returned by the tool calls above:"}, *_image_parts(images)]})
+                    messages.append(
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "text", "text": "Images returned by the tool calls above:"},
+                                *_image_parts(images),
+                            ],
+                        }
+                    )
                 if session.done:
                     return
         finally:
@@ -270,7 +328,9 @@ class OpenAIAgent:
         try:
             args = json.loads(raw or "{}")
         except ValueError:
-            return ToolResult(f"ERROR: the arguments of {name} are not valid JSON: {str(raw)[:200]}", error=True)
+            return ToolResult(
+                f"ERROR: the arguments of {name} are not valid JSON: {str(raw)[:200]}", error=True
+            )
         if not isinstance(args, dict):
             return ToolResult(f"ERROR: the arguments of {name} must be a JSON object", error=True)
         return session.call(name, args)

@@ -24,7 +24,10 @@ MAX_EVIDENCE = 4
 
 def bundle_dir(session) -> Path:
     """The session's bundle directory (ground truth: only the oracle asks for it)."""
-    for cand in (getattr(session, "bundle", None), getattr(getattr(session, "env", None), "bundle_dir", None)):
+    for cand in (
+        getattr(session, "bundle", None),
+        getattr(getattr(session, "env", None), "bundle_dir", None),
+    ):
         if cand:
             return Path(cand)
     out = getattr(session, "out", None)
@@ -58,7 +61,7 @@ def finding(entry) -> str:
 
 def _cap(refs: list[str]) -> list[str]:
     refs = list(dict.fromkeys(refs))
-    return refs if len(refs) <= MAX_EVIDENCE else refs[:1] + refs[-(MAX_EVIDENCE - 1):]
+    return refs if len(refs) <= MAX_EVIDENCE else refs[:1] + refs[-(MAX_EVIDENCE - 1) :]
 
 
 class OracleAgent:
@@ -118,8 +121,20 @@ class OracleAgent:
         entries = sorted(rubric.entries, key=lambda e: not e.anchor)
         for i, entry in enumerate(entries):
             evidence = _cap(captioned if i == 0 and captioned else [last])
-            session.call("flag_bug", {"description": finding(entry), "category": entry.category,
-                                      "status": "confirmed", "evidence": evidence})
+            session.call(
+                "flag_bug",
+                {
+                    "description": finding(entry),
+                    "category": entry.category,
+                    "status": "confirmed",
+                    "evidence": evidence,
+                },
+            )
         if not session.done:
-            session.call("done", {"summary": f"PIPELINE CHECK (oracle): filed the rubric's "
-                                             f"{len(entries)} finding(s) after replaying the self-check plan."})
+            session.call(
+                "done",
+                {
+                    "summary": f"PIPELINE CHECK (oracle): filed the rubric's "
+                    f"{len(entries)} finding(s) after replaying the self-check plan."
+                },
+            )

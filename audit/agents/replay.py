@@ -49,11 +49,17 @@ def parse_script(text: str, where: str = "script") -> list[Item]:
                 if status not in ("suspect", "confirmed"):
                     status, desc = "confirmed", rest.strip()
                 if category not in CATEGORIES:
-                    raise AgentError(f"{where}:{n}: unknown category {category!r} in {part!r}; "
-                                     f"categories are: {', '.join(CATEGORIES)}")
+                    raise AgentError(
+                        f"{where}:{n}: unknown category {category!r} in {part!r}; "
+                        f"categories are: {', '.join(CATEGORIES)}"
+                    )
                 if not desc.strip():
-                    raise AgentError(f"{where}:{n}: flag needs a description: flag CATEGORY [STATUS] DESCRIPTION")
-                items.append(Item("flag_bug", {"category": category, "status": status, "description": desc.strip()}))
+                    raise AgentError(
+                        f"{where}:{n}: flag needs a description: flag CATEGORY [STATUS] DESCRIPTION"
+                    )
+                items.append(
+                    Item("flag_bug", {"category": category, "status": status, "description": desc.strip()})
+                )
             elif word == "note":
                 if not rest:
                     raise AgentError(f"{where}:{n}: note needs text")
@@ -73,8 +79,9 @@ class ReplayAgent:
     name = "replay"
     pipeline_check = False
 
-    def __init__(self, arg: str | None = None, actions: str | None = None, seed: int | str = 0,
-                 **_ignored) -> None:
+    def __init__(
+        self, arg: str | None = None, actions: str | None = None, seed: int | str = 0, **_ignored
+    ) -> None:
         """`arg` is the script file (`replay:FILE`); `actions` gives the script inline instead."""
         if actions is not None:
             self.items = parse_script(str(actions), "actions")

@@ -31,8 +31,14 @@ class SweepAgent:
     name = "sweep"
     pipeline_check = False
 
-    def __init__(self, seed: int | str = 0, lane_m: float | str = 6.0, look_around: bool | str = True,
-                 time_limit_s: float | str | None = None, **_ignored) -> None:
+    def __init__(
+        self,
+        seed: int | str = 0,
+        lane_m: float | str = 6.0,
+        look_around: bool | str = True,
+        time_limit_s: float | str | None = None,
+        **_ignored,
+    ) -> None:
         """Options: `lane_m` (lane spacing), `look_around` (4 x 90 deg turns at the start and at lane ends),
         `time_limit_s` (wall clock); `seed` is accepted for a uniform interface (the sweep is deterministic)."""
         self.seed = int(seed)
@@ -81,8 +87,11 @@ class SweepAgent:
 
     def _move(self, distance: float) -> tuple[float, str]:
         """One forward move; (metres moved, 'ok' | 'edge' | 'blocked')."""
-        res = self._act("move", {"distance_m": round(min(max(distance, 0.3), MAX_STEP_M), 2),
-                                 "direction": "forward"}, yaw=self.yaw)
+        res = self._act(
+            "move",
+            {"distance_m": round(min(max(distance, 0.3), MAX_STEP_M), 2), "direction": "forward"},
+            yaw=self.yaw,
+        )
         if res.error:
             return 0.0, "blocked"
         m = MOVED.search(res.text)
@@ -176,5 +185,7 @@ class SweepAgent:
             except _Stop:
                 pass
         if not session.done:
-            session.call("done", {"summary": f"No bug found. Swept {self.lanes} lane(s), walking "
-                                             f"{self.travelled_m:.1f} m."})
+            session.call(
+                "done",
+                {"summary": f"No bug found. Swept {self.lanes} lane(s), walking {self.travelled_m:.1f} m."},
+            )

@@ -14,22 +14,53 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 def reply_text(text: str, prompt_tokens: int = 100, completion_tokens: int = 20) -> dict:
-    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake-vlm",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens}}
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake-vlm",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
 
 
-def reply_tools(calls: list[tuple[str, dict]], text: str | None = None, prompt_tokens: int = 100,
-                completion_tokens: int = 20, id_prefix: str = "call") -> dict:
-    tool_calls = [{"id": f"{id_prefix}_{i}", "type": "function",
-                   "function": {"name": name, "arguments": json.dumps(args)}} for i, (name, args) in enumerate(calls)]
-    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake-vlm",
-            "choices": [{"index": 0, "finish_reason": "tool_calls",
-                         "message": {"role": "assistant", "content": text, "tool_calls": tool_calls}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens}}
+def reply_tools(
+    calls: list[tuple[str, dict]],
+    text: str | None = None,
+    prompt_tokens: int = 100,
+    completion_tokens: int = 20,
+    id_prefix: str = "call",
+) -> dict:
+    tool_calls = [
+        {
+            "id": f"{id_prefix}_{i}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)},
+        }
+        for i, (name, args) in enumerate(calls)
+    ]
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake-vlm",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {"role": "assistant", "content": text, "tool_calls": tool_calls},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
 
 
 class FakeOpenAI:
@@ -54,7 +85,9 @@ class FakeOpenAI:
                     return
                 out = outer.script(body)
                 if isinstance(out, int):
-                    payload = json.dumps({"error": {"message": f"fake error {out}", "type": "server_error"}}).encode()
+                    payload = json.dumps(
+                        {"error": {"message": f"fake error {out}", "type": "server_error"}}
+                    ).encode()
                     self.send_response(out)
                 else:
                     payload = json.dumps(out).encode()

@@ -54,15 +54,21 @@ def test_the_registry_makes_every_agent(tmp_path):
     made = {n: make_agent(n, seed=1, model="m", api_key="k") for n in ("random", "sweep", "oracle", "openai")}
     made["replay"] = make_agent(f"replay:{script}", seed=1)
     assert {n: type(a).__name__ for n, a in made.items()} == {
-        "random": "RandomAgent", "sweep": "SweepAgent", "oracle": "OracleAgent", "openai": "OpenAIAgent",
-        "replay": "ReplayAgent"}
+        "random": "RandomAgent",
+        "sweep": "SweepAgent",
+        "oracle": "OracleAgent",
+        "openai": "OpenAIAgent",
+        "replay": "ReplayAgent",
+    }
     assert [n for n, a in made.items() if a.pipeline_check] == ["oracle"]
     assert all(a.name == n for n, a in made.items())
 
 
 def test_random_is_seeded_uses_the_budget_and_flags_nothing(built, tmp_path):
-    reports = [episode(built, tmp_path, "city_bin_pile", RandomAgent(seed=s), f"r{i}", budget_multiplier=0.25)
-               for i, s in enumerate((7, 7, 8))]
+    reports = [
+        episode(built, tmp_path, "city_bin_pile", RandomAgent(seed=s), f"r{i}", budget_multiplier=0.25)
+        for i, s in enumerate((7, 7, 8))
+    ]
     assert all(r["actions_used"] == r["budget"] == 10 and r["bugs"] == [] and r["done"] for r in reports)
     a, b, c = (actions(tmp_path / f"r{i}") for i in range(3))
     assert a == b and a != c
@@ -84,8 +90,11 @@ def seen_fraction(bundle, trajectory, range_m: float = 7.0, half_fov_deg: float 
     """Share of the bounds (0.5 m cells) within `range_m` and the horizontal view of some frame."""
     poly = json.loads((bundle / "task.json").read_text())["exploration"]["bounds"]
     xs, ys = [p[0] for p in poly], [p[1] for p in poly]
-    cells = [(min(xs) + 0.25 + 0.5 * i, min(ys) + 0.25 + 0.5 * j)
-             for i in range(int((max(xs) - min(xs)) / 0.5)) for j in range(int((max(ys) - min(ys)) / 0.5))]
+    cells = [
+        (min(xs) + 0.25 + 0.5 * i, min(ys) + 0.25 + 0.5 * j)
+        for i in range(int((max(xs) - min(xs)) / 0.5))
+        for j in range(int((max(ys) - min(ys)) / 0.5))
+    ]
     cells = [c for c in cells if _inside(poly, *c)]
     poses = []
     for line in (trajectory / "trajectory.jsonl").read_text().splitlines():
@@ -111,7 +120,9 @@ def test_sweep_covers_the_bounds_from_pose_and_outcomes_only(built, tmp_path):
     assert counts.get("turn", 0) >= 8 and counts.get("move", 0) >= 10  # look-arounds and lanes
     cover = seen_fraction(built / "market_floating_sacks", tmp_path / "ep" / "trajectory")
     assert cover >= 0.7, cover
-    steps = [json.loads(x) for x in (tmp_path / "ep" / "trajectory" / "trajectory.jsonl").read_text().splitlines()]
+    steps = [
+        json.loads(x) for x in (tmp_path / "ep" / "trajectory" / "trajectory.jsonl").read_text().splitlines()
+    ]
     xs = [s["pose"]["x"] for s in steps]
     assert max(xs) - min(xs) >= 8.0  # it walked across the area, not around the start
 
@@ -124,9 +135,11 @@ def test_sweep_is_deterministic(built, tmp_path):
 
 def test_replay_runs_a_script_file(built, tmp_path):
     script = tmp_path / "actions.txt"
-    script.write_text("# a scripted inspection\nmove 2 forward; turn -30\nlook 20\nwait 1\n"
-                      "flag intersection suspect the crate looks odd\nnote checked the crates\n"
-                      "done finished the script\nturn 10\n")
+    script.write_text(
+        "# a scripted inspection\nmove 2 forward; turn -30\nlook 20\nwait 1\n"
+        "flag intersection suspect the crate looks odd\nnote checked the crates\n"
+        "done finished the script\nturn 10\n"
+    )
     report = episode(built, tmp_path, "city_bin_pile", make_agent(f"replay:{script}"))
     assert report["actions_used"] == 4 and report["summary"] == "finished the script"
     (bug,) = report["bugs"]
@@ -134,12 +147,15 @@ def test_replay_runs_a_script_file(built, tmp_path):
     assert bug["description"] == "the crate looks odd" and report["notes"] == ["checked the crates"]
 
 
-@pytest.mark.parametrize("text,message", [
-    ("move 9", "between 0.3 and 4"),
-    ("turn 10\nfly 3", ":2: unknown action 'fly'"),
-    ("flag nonsense it floats", "unknown category 'nonsense'"),
-    ("flag scale", "flag needs a description"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("move 9", "between 0.3 and 4"),
+        ("turn 10\nfly 3", ":2: unknown action 'fly'"),
+        ("flag nonsense it floats", "unknown category 'nonsense'"),
+        ("flag scale", "flag needs a description"),
+    ],
+)
 def test_replay_rejects_bad_scripts_before_running(text, message):
     with pytest.raises(AgentError, match=message):
         parse_script(text, "s.txt")
@@ -150,7 +166,11 @@ def test_replay_needs_a_readable_script(tmp_path):
         ReplayAgent()
     with pytest.raises(AgentError, match="cannot read the script"):
         make_agent(f"replay:{tmp_path / 'missing.txt'}")
-    assert [i.tool for i in ReplayAgent(actions="interact; wait 2; done ok").items] == ["interact", "wait", "done"]
+    assert [i.tool for i in ReplayAgent(actions="interact; wait 2; done ok").items] == [
+        "interact",
+        "wait",
+        "done",
+    ]
 
 
 @pytest.mark.parametrize("task", ["market_floating_sacks", "city_cone_appears"])
@@ -160,8 +180,10 @@ def test_oracle_files_the_rubric_finding_and_passes_the_keyword_judge(built, tmp
     anchor = next(e for e in rubric.entries if e.anchor)
     bug = report["bugs"][0]
     assert bug["category"] == anchor.category and bug["status"] == "confirmed" and bug["evidence"]
-    frames = {f"a{json.loads(x)['step']}" for x in
-              (tmp_path / "ep" / "trajectory" / "trajectory.jsonl").read_text().splitlines()}
+    frames = {
+        f"a{json.loads(x)['step']}"
+        for x in (tmp_path / "ep" / "trajectory" / "trajectory.jsonl").read_text().splitlines()
+    }
     assert set(bug["evidence"]) <= frames
     assert keyword_match(anchor, report["bugs"]).score == 1
     assert "PIPELINE CHECK" in report["summary"]

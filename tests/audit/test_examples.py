@@ -49,7 +49,9 @@ def test_unknown_categories_have_no_example(library):
 
 def test_examples_leak_nothing_of_the_tasks_being_audited(library, built):
     """Examples come from the demonstration tasks only: no rubric string, target id or task id of any task."""
-    texts = {cid: library.get(cid).text + "\n".join(c for c, _ in library.get(cid).figures) for cid in CATEGORY_IDS}
+    texts = {
+        cid: library.get(cid).text + "\n".join(c for c, _ in library.get(cid).figures) for cid in CATEGORY_IDS
+    }
     checked = 0
     for bundle in sorted(p for p in built.iterdir() if (p / "rubric.json").is_file()):
         if bundle.name.endswith("_demo"):
@@ -68,6 +70,7 @@ def test_examples_leak_nothing_of_the_tasks_being_audited(library, built):
 
 def test_the_cache_is_used_on_the_second_library(built, cache, library, monkeypatch):
     library.get("scale")  # rendered (or already cached) by the module's library
+
     def boom(*a, **k):
         raise AssertionError("rendered again instead of reading the cache")
 
@@ -110,14 +113,18 @@ def test_default_figure_choice_spreads_over_the_captioned_frames():
     assert figure_choice(demo(1), 4) == [("perturbed", 3, "")]
     assert figure_choice(demo(2), 1) == [("perturbed", 0, "")] * 2
     assert figure_choice(demo(2, (("clean", -1, ""), ("perturbed", 0, "wait 1"))), 4) == [
-        ("clean", 3, ""), ("perturbed", 0, "wait 1")]
+        ("clean", 3, ""),
+        ("perturbed", 0, "wait 1"),
+    ]
 
 
 def test_figure_frames_are_checked_when_the_registry_loads():
     base = {"task": "x.wa", "figures": ["a", "b"], "explanation": "e"}
     assert _demo("c", base).frames == ()
     assert _demo("c", {**base, "figure_frames": [["clean", 0], ["perturbed", -1, "turn 90"]]}).frames == (
-        ("clean", 0, ""), ("perturbed", -1, "turn 90"))
+        ("clean", 0, ""),
+        ("perturbed", -1, "turn 90"),
+    )
     with pytest.raises(ValueError, match="one entry per figure"):
         _demo("c", {**base, "figure_frames": [["clean", 0]]})
     with pytest.raises(ValueError, match="'clean' or 'perturbed'"):

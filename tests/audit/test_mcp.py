@@ -41,7 +41,9 @@ class FakeExamples:
         import numpy as np
 
         img = np.zeros((12, 16, 3), dtype=np.uint8)
-        return _Example(f"Example of {category}: a reference answer.", (("figure 1: the defect", png_bytes(img)),))
+        return _Example(
+            f"Example of {category}: a reference answer.", (("figure 1: the defect", png_bytes(img)),)
+        )
 
 
 def session_for(bundle: Path, out: Path, examples=None, **options) -> AuditSession:
@@ -76,6 +78,7 @@ def bundle(built) -> Path:
 
 # --- tools ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("with_example", [False, True])
 def test_tools_are_the_sessions_with_their_schemas(bundle, tmp_path, with_example):
     s = session_for(bundle, tmp_path / "ep", FakeExamples() if with_example else None)
@@ -97,7 +100,11 @@ def test_first_observe_delivers_the_initial_input_with_text_beside_every_image(b
     s = session_for(bundle, tmp_path / "ep", FakeExamples())
 
     async def script(c):
-        return await c.call_tool("observe", {}), await c.call_tool("observe", {}), await c.call_tool("read_example")
+        return (
+            await c.call_tool("observe", {}),
+            await c.call_tool("observe", {}),
+            await c.call_tool("read_example"),
+        )
 
     first, again, example = run(s, script)
     s.close()
@@ -111,8 +118,10 @@ def test_first_observe_delivers_the_initial_input_with_text_beside_every_image(b
                 assert res.content[i - 1].type == "text" and res.content[i - 1].text.startswith("[image")
                 assert b.mime_type == "image/png" and base64.b64decode(b.data).startswith(b"\x89PNG")
     labels = [b.text for b in first.content if b.type == "text"][1:]
-    assert labels == ["[image example.1] figure 1: the defect",
-                      "[image] a0 start view | pos (x=-0.00, y=-8.50) yaw 90 pitch 0 | t=0.0 s"]
+    assert labels == [
+        "[image example.1] figure 1: the defect",
+        "[image] a0 start view | pos (x=-0.00, y=-8.50) yaw 90 pitch 0 | t=0.0 s",
+    ]
     assert "40 of 40 environment actions left" in texts(again)[0]
 
 
@@ -127,7 +136,11 @@ def test_environment_actions_change_the_pose_and_use_the_budget(bundle, tmp_path
 
     turn, move, now = run(s, script)
     assert not turn.is_error and "yaw 0 pitch 0" in texts(turn)[0] and "39 actions left" in texts(turn)[0]
-    assert not move.is_error and "pos (x=1.50, y=-8.50)" in texts(move)[0] and "38 actions left" in texts(move)[0]
+    assert (
+        not move.is_error
+        and "pos (x=1.50, y=-8.50)" in texts(move)[0]
+        and "38 actions left" in texts(move)[0]
+    )
     assert [b.type for b in move.content] == ["text", "text", "image"] and "a2 final view" in texts(move)[1]
     assert "Current view a2" in texts(now)[0] and "38 of 40 environment actions left" in texts(now)[0]
     assert s.actions_used == 2
@@ -138,10 +151,12 @@ def test_agent_mistakes_come_back_as_tool_errors_and_the_server_goes_on(bundle, 
     s = session_for(bundle, tmp_path / "ep")
 
     async def script(c):
-        out = [await c.call_tool("move", {"distance_m": 9, "direction": "sideways"}),
-               await c.call_tool("inspect", {"refs": ["a7"]}),
-               await c.call_tool("wait", {"seconds": 1, "extra": True}),
-               await c.call_tool("teleport", {})]
+        out = [
+            await c.call_tool("move", {"distance_m": 9, "direction": "sideways"}),
+            await c.call_tool("inspect", {"refs": ["a7"]}),
+            await c.call_tool("wait", {"seconds": 1, "extra": True}),
+            await c.call_tool("teleport", {}),
+        ]
         return out, await c.call_tool("inspect", {"refs": '["a0"]'})  # an array sent as JSON text
 
     errors, ok = run(s, script)
@@ -192,8 +207,15 @@ def test_done_writes_the_report_with_the_flagged_bug(bundle, tmp_path):
 
     async def script(c):
         await c.call_tool("observe", {})
-        flag = await c.call_tool("flag_bug", {"description": "wheelie bins intersect in a heap", "category":
-                                              "intersection", "status": "suspect", "evidence": ["a0"]})
+        flag = await c.call_tool(
+            "flag_bug",
+            {
+                "description": "wheelie bins intersect in a heap",
+                "category": "intersection",
+                "status": "suspect",
+                "evidence": ["a0"],
+            },
+        )
         done = await c.call_tool("done", {"summary": "one heap of intersecting bins"})
         return flag, done, await c.call_tool("done", {"summary": "again"}), await c.call_tool("list_bugs", {})
 
@@ -202,31 +224,46 @@ def test_done_writes_the_report_with_the_flagged_bug(bundle, tmp_path):
     s.close()
     assert texts(flag)[0].startswith("Flagged b1") and not done.is_error
     assert report["done"] and report["summary"] == "one heap of intersecting bins"
-    assert [(b["description"], b["evidence"]) for b in report["bugs"]] == [("wheelie bins intersect in a heap",
-                                                                            ["a0"])]
+    assert [(b["description"], b["evidence"]) for b in report["bugs"]] == [
+        ("wheelie bins intersect in a heap", ["a0"])
+    ]
     assert again.is_error and "already" in texts(again)[0] and "b1" in texts(listed)[0]
 
 
 # --- sealed ground truth ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("task", [TASK, "city_drifting_bench"])
 def test_nothing_the_agent_reads_gives_the_ground_truth_away(built, tmp_path, monkeypatch, task):
     monkeypatch.setenv("WAC_CACHE_DIR", str(tmp_path / "cache"))
     bundle = built / task
     options = SessionOptions(**SMALL)
-    examples = load_examples(built, options, json.loads((bundle / "agent" / "context.json").read_text())["example"])
+    examples = load_examples(
+        built, options, json.loads((bundle / "agent" / "context.json").read_text())["example"]
+    )
     s = AuditSession(bundle, tmp_path / "ep", options, examples)
 
     async def script(c):
         listed = await c.list_tools()
         seen = [c.instructions or ""] + [t.description + json.dumps(t.input_schema) for t in listed.tools]
-        calls = [("observe", {}), ("read_example", {}), ("turn", {"degrees": 30}), ("interact", {}),
-                 ("move", {"distance_m": 2, "direction": "forward"}), ("wait", {"seconds": 2}), ("look", {"degrees": 10}),
-                 ("inspect", {"refs": ["a1", "a3.f1"], "region": [0.2, 0.2, 0.8, 0.8]}),
-                 ("history", {"from_action": 0, "to_action": 10}), ("write_notes", {"text": "checked the street"}),
-                 ("flag_bug", {"description": "something odd", "category": "other", "status": "suspect"}),
-                 ("list_bugs", {}), ("observe", {}), ("inspect", {"refs": ["a99"]}), ("teleport", {}),
-                 ("done", {"summary": "finished"})]
+        calls = [
+            ("observe", {}),
+            ("read_example", {}),
+            ("turn", {"degrees": 30}),
+            ("interact", {}),
+            ("move", {"distance_m": 2, "direction": "forward"}),
+            ("wait", {"seconds": 2}),
+            ("look", {"degrees": 10}),
+            ("inspect", {"refs": ["a1", "a3.f1"], "region": [0.2, 0.2, 0.8, 0.8]}),
+            ("history", {"from_action": 0, "to_action": 10}),
+            ("write_notes", {"text": "checked the street"}),
+            ("flag_bug", {"description": "something odd", "category": "other", "status": "suspect"}),
+            ("list_bugs", {}),
+            ("observe", {}),
+            ("inspect", {"refs": ["a99"]}),
+            ("teleport", {}),
+            ("done", {"summary": "finished"}),
+        ]
         for name, args in calls:
             if name in {t.name for t in listed.tools}:
                 seen += texts(await c.call_tool(name, args))
@@ -238,7 +275,9 @@ def test_nothing_the_agent_reads_gives_the_ground_truth_away(built, tmp_path, mo
     task_json = json.loads((bundle / "task.json").read_text())
     secrets = [e[k] for e in rubric["entries"] for k in ("target", "expected", "inspection")]
     secrets += [t for a in task_json["anomalies"] for t in a["targets"]]
-    secrets += [e[key] for a in task_json["anomalies"] for e in a["effects"] for key in ("target",) if key in e]
+    secrets += [
+        e[key] for a in task_json["anomalies"] for e in a["effects"] for key in ("target",) if key in e
+    ]
     secrets.append(task_json["id"])
     assert "a0 start view" in seen and "In-context example" in seen and "Flagged b1" in seen
     for secret in secrets:
@@ -246,6 +285,7 @@ def test_nothing_the_agent_reads_gives_the_ground_truth_away(built, tmp_path, mo
 
 
 # --- command line and stdio ------------------------------------------------------------------------
+
 
 def test_bad_input_is_a_one_line_usage_error(built, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -276,10 +316,25 @@ def test_a_harness_connects_over_stdio(built, tmp_path):
     work, out, errlog = tmp_path / "agent_cwd", tmp_path / "episode", tmp_path / "server_stderr.txt"
     work.mkdir()
     params = StdioServerParameters(
-        command=sys.executable, cwd=str(work),
-        args=["-m", "wac.cli", "mcp", str(built / TASK), "--out", str(out), "--width", "160", "--height", "120"],
-        env={"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
-             "WAC_CACHE_DIR": str(tmp_path / "cache")})
+        command=sys.executable,
+        cwd=str(work),
+        args=[
+            "-m",
+            "wac.cli",
+            "mcp",
+            str(built / TASK),
+            "--out",
+            str(out),
+            "--width",
+            "160",
+            "--height",
+            "120",
+        ],
+        env={
+            "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+            "WAC_CACHE_DIR": str(tmp_path / "cache"),
+        },
+    )
     stray: list[BaseException] = []
 
     async def on_message(message):
@@ -288,8 +343,12 @@ def test_a_harness_connects_over_stdio(built, tmp_path):
 
     async def go():
         with open(errlog, "w") as fh:
-            async with Client(stdio_client(params, errlog=fh), mode="legacy", message_handler=on_message,
-                              read_timeout_seconds=60) as c:
+            async with Client(
+                stdio_client(params, errlog=fh),
+                mode="legacy",
+                message_handler=on_message,
+                read_timeout_seconds=60,
+            ) as c:
                 names = [t.name for t in (await c.list_tools()).tools]
                 first = await c.call_tool("observe", {})
                 move = await c.call_tool("move", {"distance_m": 1, "direction": "forward"})

@@ -34,7 +34,11 @@ def pose(x=0.0, y=0.0, yaw=0.0, pitch=0.0, z=0.0) -> dict:
 def at(distance, azimuth_deg=0.0, elevation_deg=0.0) -> tuple[float, float, float]:
     """A point seen from the origin's eye at this horizontal distance, azimuth and elevation."""
     a = math.radians(azimuth_deg)
-    return (distance * math.cos(a), distance * math.sin(a), EYE + distance * math.tan(math.radians(elevation_deg)))
+    return (
+        distance * math.cos(a),
+        distance * math.sin(a),
+        EYE + distance * math.tan(math.radians(elevation_deg)),
+    )
 
 
 # --- the per-frame test of App. E ------------------------------------------------------------------
@@ -46,23 +50,37 @@ def test_the_limits_are_the_papers():
     assert min(DISTANCE_LIMIT_M.values()) == 7.0 and max(DISTANCE_LIMIT_M.values()) == 16.0
 
 
-@pytest.mark.parametrize("azimuth, seen", [(0.0, True), (41.0, True), (-41.0, True), (41.8, False), (-42.0, False),
-                                           (90.0, False), (180.0, False)])
+@pytest.mark.parametrize(
+    "azimuth, seen",
+    [(0.0, True), (41.0, True), (-41.0, True), (41.8, False), (-42.0, False), (90.0, False), (180.0, False)],
+)
 def test_horizontal_boundary(azimuth, seen):
     assert covers(pose(), at(5.0, azimuth), EYE, 14.0) is seen
 
 
-@pytest.mark.parametrize("distance, seen", [(0.5, True), (13.9, True), (14.0, True), (14.1, False), (30.0, False)])
+@pytest.mark.parametrize(
+    "distance, seen", [(0.5, True), (13.9, True), (14.0, True), (14.1, False), (30.0, False)]
+)
 def test_distance_boundary(distance, seen):
     assert covers(pose(), at(distance), EYE, 14.0) is seen
     assert covers(pose(), at(distance * 0.5), EYE, 7.0) is (distance * 0.5 <= 7.0)
 
 
-@pytest.mark.parametrize("elevation, pitch, seen", [
-    (31.5, 0.0, True), (32.5, 0.0, False), (-31.5, 0.0, True), (-32.5, 0.0, False),
-    (-51.0, 20.0, True), (-53.0, 20.0, False), (11.0, 20.0, True), (13.0, 20.0, False),  # pitch > 0 looks down
-    (40.0, -15.0, True), (48.0, -15.0, False),
-])
+@pytest.mark.parametrize(
+    "elevation, pitch, seen",
+    [
+        (31.5, 0.0, True),
+        (32.5, 0.0, False),
+        (-31.5, 0.0, True),
+        (-32.5, 0.0, False),
+        (-51.0, 20.0, True),
+        (-53.0, 20.0, False),
+        (11.0, 20.0, True),
+        (13.0, 20.0, False),  # pitch > 0 looks down
+        (40.0, -15.0, True),
+        (48.0, -15.0, False),
+    ],
+)
 def test_vertical_boundary_follows_the_pitch(elevation, pitch, seen):
     assert covers(pose(pitch=pitch), at(4.0, 0.0, elevation), EYE, 14.0) is seen
 
@@ -86,8 +104,14 @@ def frames(spec) -> list[ViewFrame]:
 
 def test_coverage_needs_one_frame_and_exposure_counts_them():
     target = Target((5.0, 0.0, 1.0), 0.3, "object")
-    fs = frames([("a0", 0.0, 0, 0, 180, "start"), ("a1.f1", 0.5, 0, 0, 90, "turn"), ("a1", 0.7, 0, 0, 0, "turn"),
-                 ("a2", 1.0, 0, 0, 90, "turn")])
+    fs = frames(
+        [
+            ("a0", 0.0, 0, 0, 180, "start"),
+            ("a1.f1", 0.5, 0, 0, 90, "turn"),
+            ("a1", 0.7, 0, 0, 0, "turn"),
+            ("a2", 1.0, 0, 0, 90, "turn"),
+        ]
+    )
     cov = coverage(fs, target, EYE, 14.0)
     assert cov.covered and cov.covered_frames == 1 and cov.frames == 4 and cov.exposure == 0.25
     assert cov.first_ref == "a1" and cov.min_distance_m == 5.0 and cov.exposed
@@ -100,8 +124,9 @@ def test_coverage_needs_one_frame_and_exposure_counts_them():
 def test_exposed_follows_the_categorys_evidence():
     target = Target((5.0, 0.0, 1.0), 0.3, "object")
     seen_once = frames([("a0", 0.0, 0, 0, 0, "start"), ("a1", 0.5, 0, 0, 0, "wait")])
-    revisit = seen_once + frames([("a2", 1.5, 0, 0, 180, "turn"), ("a3", 2.0, 0, 0, 180, "wait"),
-                                  ("a4", 2.8, 0, 0, 0, "turn")])
+    revisit = seen_once + frames(
+        [("a2", 1.5, 0, 0, 180, "turn"), ("a3", 2.0, 0, 0, 180, "wait"), ("a4", 2.8, 0, 0, 0, "turn")]
+    )
     assert coverage(seen_once, target, EYE, 14.0, ("revisit",)).exposed is False
     assert coverage(revisit, target, EYE, 14.0, ("revisit",)).exposed is True
     assert coverage(seen_once, target, EYE, 14.0, ("time",)).exposed is False
@@ -141,33 +166,83 @@ def test_targets_from_objects_added_objects_effects_and_the_scene(built):
 # --- a run directory -------------------------------------------------------------------------------
 
 
-def write_episode(run: Path, tid: str, bundle: Path, poses, *, scores=None, judge_error=None, episode_error=None,
-                  usage=None, paradigm="interactive"):
+def write_episode(
+    run: Path,
+    tid: str,
+    bundle: Path,
+    poses,
+    *,
+    scores=None,
+    judge_error=None,
+    episode_error=None,
+    usage=None,
+    paradigm="interactive",
+):
     d = run / "tasks" / tid
     traj = d / ("explore/trajectory" if paradigm == "two-stage" else "trajectory")
     traj.mkdir(parents=True)
     lines = []
     for n, (x, y, yaw, pitch) in enumerate(poses):
-        lines.append(json.dumps({"step": n, "action": "start" if n == 0 else "turn", "args": {}, "sim_time": n * 0.5,
-                                 "pose": pose(x, y, yaw, pitch), "frame": f"step_{n:03d}.png", "film": []}))
+        lines.append(
+            json.dumps(
+                {
+                    "step": n,
+                    "action": "start" if n == 0 else "turn",
+                    "args": {},
+                    "sim_time": n * 0.5,
+                    "pose": pose(x, y, yaw, pitch),
+                    "frame": f"step_{n:03d}.png",
+                    "film": [],
+                }
+            )
+        )
     (traj / "trajectory.jsonl").write_text("\n".join(lines) + "\n")
     (d / "episode.json").write_text(json.dumps({"task_id": tid, "bundle": str(bundle), "paradigm": paradigm}))
     if episode_error:
         (d / "error.json").write_text(json.dumps({"kind": episode_error, "message": "boom"}))
-    report = {"format": "wac.report/1", "task_id": tid, "paradigm": paradigm, "done": True, "summary": "",
-              "bugs": [], "retracted": [], "actions_used": len(poses) - 1, "budget": 40, "tool_calls": len(poses) + 1,
-              "usage": usage or {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}}
+    report = {
+        "format": "wac.report/1",
+        "task_id": tid,
+        "paradigm": paradigm,
+        "done": True,
+        "summary": "",
+        "bugs": [],
+        "retracted": [],
+        "actions_used": len(poses) - 1,
+        "budget": 40,
+        "tool_calls": len(poses) + 1,
+        "usage": usage or {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0},
+    }
     (d / "report.json").write_text(json.dumps(report))
     if scores is not None or judge_error:
         sha = __import__("hashlib").sha256((d / "report.json").read_bytes()).hexdigest()
-        entries = [{"anchor": i == 0, "category": "x", "score": s, "reason": "r", "matched_bug": None,
-                    "evidence_frames": []} for i, s in enumerate(scores or [None])]
+        entries = [
+            {
+                "anchor": i == 0,
+                "category": "x",
+                "score": s,
+                "reason": "r",
+                "matched_bug": None,
+                "evidence_frames": [],
+            }
+            for i, s in enumerate(scores or [None])
+        ]
         ok = judge_error is None
-        (d / "judgment.json").write_text(json.dumps({
-            "format": "wac.judgment/1", "task_id": tid, "backend": "keyword", "model": "wac-keyword/1",
-            "report_sha256": sha, "entries": entries, "error": judge_error,
-            "success": entries[0]["score"] == 1 if ok else None,
-            "all_success": all(e["score"] == 1 for e in entries) if ok else None}))
+        (d / "judgment.json").write_text(
+            json.dumps(
+                {
+                    "format": "wac.judgment/1",
+                    "task_id": tid,
+                    "backend": "keyword",
+                    "model": "wac-keyword/1",
+                    "report_sha256": sha,
+                    "entries": entries,
+                    "error": judge_error,
+                    "success": entries[0]["score"] == 1 if ok else None,
+                    "all_success": all(e["score"] == 1 for e in entries) if ok else None,
+                }
+            )
+        )
 
 
 def facing(target, distance=4.0):
@@ -185,7 +260,9 @@ def multi_bundle(built: Path, dest: Path) -> Path:
     task["meta"]["multi_anomaly"] = True
     (b / "task.json").write_text(json.dumps(task))
     rubric = json.loads((b / "rubric.json").read_text())
-    rubric.update(task_id="multi_sacks", entries=[rubric["entries"][0], {**rubric["entries"][0], "anchor": False}])
+    rubric.update(
+        task_id="multi_sacks", entries=[rubric["entries"][0], {**rubric["entries"][0], "anchor": False}]
+    )
     (b / "rubric.json").write_text(json.dumps(rubric))
     return b
 
@@ -195,19 +272,53 @@ def run_dir(built, tmp_path) -> Path:
     run = tmp_path / "run"
     extra = multi_bundle(built, tmp_path / "extra")
     sacks = (-4.9, 1.3)
-    write_episode(run, "market_floating_sacks", built / "market_floating_sacks", [facing(sacks), (-8.9, 1.3, 180, 0)],
-                  scores=[1], usage={"prompt_tokens": 1000, "completion_tokens": 100, "calls": 2})
-    write_episode(run, "living_basket_vanishes", built / "living_basket_vanishes", [(4.0, 0.0, -90.0, 0.0)] * 3,
-                  scores=[0])
-    write_episode(run, "city_ghost_car", built / "city_ghost_car", [(0.0, -8.5, 90, 0)], judge_error="HTTP 500")
-    write_episode(run, "factory_drum_pile", built / "factory_drum_pile", [(0.0, -9.0, 90, 0)], episode_error="crash")
-    write_episode(run, "meadow_floating_boulder", built / "meadow_floating_boulder", [(0.0, -9.0, 90, 0)], scores=[1])
+    write_episode(
+        run,
+        "market_floating_sacks",
+        built / "market_floating_sacks",
+        [facing(sacks), (-8.9, 1.3, 180, 0)],
+        scores=[1],
+        usage={"prompt_tokens": 1000, "completion_tokens": 100, "calls": 2},
+    )
+    write_episode(
+        run,
+        "living_basket_vanishes",
+        built / "living_basket_vanishes",
+        [(4.0, 0.0, -90.0, 0.0)] * 3,
+        scores=[0],
+    )
+    write_episode(
+        run, "city_ghost_car", built / "city_ghost_car", [(0.0, -8.5, 90, 0)], judge_error="HTTP 500"
+    )
+    write_episode(
+        run, "factory_drum_pile", built / "factory_drum_pile", [(0.0, -9.0, 90, 0)], episode_error="crash"
+    )
+    write_episode(
+        run, "meadow_floating_boulder", built / "meadow_floating_boulder", [(0.0, -9.0, 90, 0)], scores=[1]
+    )
     write_episode(run, "multi_sacks", extra, [facing(sacks, 3.0)], scores=[1, 0])
-    tasks = ["market_floating_sacks", "living_basket_vanishes", "city_ghost_car", "factory_drum_pile",
-             "meadow_floating_boulder", "multi_sacks"]
-    (run / "run.json").write_text(json.dumps({"format": "wac.run/1", "agent": "sweep", "paradigm": "interactive",
-                                              "explorer": None, "options": {"example": True}, "build": str(built),
-                                              "tasks": tasks, "pipeline_check": False}))
+    tasks = [
+        "market_floating_sacks",
+        "living_basket_vanishes",
+        "city_ghost_car",
+        "factory_drum_pile",
+        "meadow_floating_boulder",
+        "multi_sacks",
+    ]
+    (run / "run.json").write_text(
+        json.dumps(
+            {
+                "format": "wac.run/1",
+                "agent": "sweep",
+                "paradigm": "interactive",
+                "explorer": None,
+                "options": {"example": True},
+                "build": str(built),
+                "tasks": tasks,
+                "pipeline_check": False,
+            }
+        )
+    )
     return run
 
 
@@ -219,24 +330,36 @@ def test_run_metrics_aggregate_sr_and_keep_errors_apart(run_dir):
     assert s["sr"] == 0.75 and s["sr_all_tasks"] == 0.5
     fam = m["by_family"]
     assert list(fam) == ["static_physics", "interactive_physics", "temporal_consistency"]
-    assert fam["static_physics"] == {**fam["static_physics"], "tasks": 4, "judged": 3, "success": 3, "sr": 1.0}
+    assert fam["static_physics"] == {
+        **fam["static_physics"],
+        "tasks": 4,
+        "judged": 3,
+        "success": 3,
+        "sr": 1.0,
+    }
     assert fam["interactive_physics"]["sr"] is None and fam["temporal_consistency"]["sr"] == 0.0
     assert m["by_category"]["missing_support"]["judged"] == 3 and m["by_category"]["existence"]["sr"] == 0.0
     scenes = m["by_scene_type"]
     assert list(scenes) == ["indoor", "urban", "historical", "industrial", "natural"]
-    assert scenes["historical"]["sr"] == 1.0 and scenes["indoor"]["sr"] == 0.0 and scenes["urban"]["sr"] is None
+    assert (
+        scenes["historical"]["sr"] == 1.0 and scenes["indoor"]["sr"] == 0.0 and scenes["urban"]["sr"] is None
+    )
     rows = {r["task_id"]: r for r in m["tasks"]}
     assert rows["city_ghost_car"]["status"] == "judge_error" and rows["city_ghost_car"]["success"] is None
     assert rows["factory_drum_pile"]["status"] == "episode_error"
     assert s["tokens"] == {"prompt": 1000, "completion": 100, "tasks_reporting": 1, "mean_per_task": 1100.0}
-    assert s["actions_mean"] == pytest.approx((1 + 2 + 0 + 0 + 0 + 0) / 6, abs=1e-3) and s["actions_median"] == 0
+    assert (
+        s["actions_mean"] == pytest.approx((1 + 2 + 0 + 0 + 0 + 0) / 6, abs=1e-3) and s["actions_median"] == 0
+    )
 
 
 def test_run_metrics_coverage_and_multi_anomaly(run_dir):
     m = run_metrics(run_dir)
     rows = {r["task_id"]: r for r in m["tasks"]}
     sacks = rows["market_floating_sacks"]["coverage"]
-    assert sacks["covered"] and sacks["first_ref"] == "a0" and sacks["frames"] == 2 and sacks["exposure"] == 0.5
+    assert (
+        sacks["covered"] and sacks["first_ref"] == "a0" and sacks["frames"] == 2 and sacks["exposure"] == 0.5
+    )
     assert sacks["limit_m"] == 14.0 and rows["living_basket_vanishes"]["coverage"]["covered"] is False
     assert rows["living_basket_vanishes"]["coverage"]["limit_m"] == 7.0
     assert rows["meadow_floating_boulder"]["coverage"]["limit_m"] == 16.0
@@ -261,7 +384,9 @@ def test_pipeline_check_is_labelled_and_missing_bundles_are_usage_errors(run_dir
     (run_dir / "run.json").write_text(json.dumps({**meta, "agent": "oracle", "pipeline_check": True}))
     m = run_metrics(run_dir)
     assert m["run"]["pipeline_check"] is True and m["run"]["label"] == PIPELINE_LABEL
-    (run_dir / "run.json").write_text(json.dumps({**meta, "build": str(tmp_path / "gone"), "tasks": ["nowhere"]}))
+    (run_dir / "run.json").write_text(
+        json.dumps({**meta, "build": str(tmp_path / "gone"), "tasks": ["nowhere"]})
+    )
     with pytest.raises(UsageError, match="no bundle for task 'nowhere'"):
         run_metrics(run_dir)
     with pytest.raises(UsageError, match="not a run directory"):
@@ -270,8 +395,14 @@ def test_pipeline_check_is_labelled_and_missing_bundles_are_usage_errors(run_dir
 
 def test_two_stage_coverage_reads_the_explorers_trajectory(built, tmp_path):
     run = tmp_path / "run"
-    write_episode(run, "market_floating_sacks", built / "market_floating_sacks", [facing((-4.9, 1.3))], scores=[1],
-                  paradigm="two-stage")
+    write_episode(
+        run,
+        "market_floating_sacks",
+        built / "market_floating_sacks",
+        [facing((-4.9, 1.3))],
+        scores=[1],
+        paradigm="two-stage",
+    )
     meta = {"format": "wac.run/1", "build": str(built), "tasks": ["market_floating_sacks"]}
     row = task_metrics(run, meta, "market_floating_sacks")
     assert row["coverage"]["covered"] and row["coverage"]["frames"] == 1
@@ -287,12 +418,29 @@ def test_a_real_episode(built, tmp_path):
     opts = SessionOptions(example=False, width=160, height=120, closer_start=True)
     with AuditSession(built / tid, run / "tasks" / tid, opts) as s:
         assert not s.call("turn", {"degrees": 180}).error
-        s.call("flag_bug", {"description": "A grain sack hovers above the ground", "category": "missing_support",
-                            "status": "confirmed", "evidence": ["a0"]})
+        s.call(
+            "flag_bug",
+            {
+                "description": "A grain sack hovers above the ground",
+                "category": "missing_support",
+                "status": "confirmed",
+                "evidence": ["a0"],
+            },
+        )
         s.call("done", {"summary": "one floating sack"})
-    (run / "run.json").write_text(json.dumps({"format": "wac.run/1", "agent": "test", "paradigm": "interactive",
-                                              "options": opts.as_dict(), "build": str(built), "tasks": [tid],
-                                              "pipeline_check": False}))
+    (run / "run.json").write_text(
+        json.dumps(
+            {
+                "format": "wac.run/1",
+                "agent": "test",
+                "paradigm": "interactive",
+                "options": opts.as_dict(),
+                "build": str(built),
+                "tasks": [tid],
+                "pipeline_check": False,
+            }
+        )
+    )
     judge_run(run)
     m = run_metrics(run)
     row = m["tasks"][0]

@@ -66,9 +66,22 @@ def test_tool_loop_images_usage_and_done(make_session):
     session = make_session()
     replies = (
         reply_tools([("move", {"distance_m": 1.5, "direction": "forward"}), ("turn", {"degrees": -30})]),
-        reply_tools([("flag_bug", {"description": "a sack floats above the ground", "category": "missing_support",
-                                   "status": "suspect", "evidence": ["a2"]}),
-                     ("write_notes", {"text": "sack by the stall"})], prompt_tokens=150, completion_tokens=30),
+        reply_tools(
+            [
+                (
+                    "flag_bug",
+                    {
+                        "description": "a sack floats above the ground",
+                        "category": "missing_support",
+                        "status": "suspect",
+                        "evidence": ["a2"],
+                    },
+                ),
+                ("write_notes", {"text": "sack by the stall"}),
+            ],
+            prompt_tokens=150,
+            completion_tokens=30,
+        ),
         reply_tools([("done", {"summary": "one bug"})]),
     )
     with FakeOpenAI(scripted(*replies)) as server:
@@ -76,7 +89,9 @@ def test_tool_loop_images_usage_and_done(make_session):
     reqs = server.requests
     assert len(reqs) == 3 and all(r["model"] == "fake-vlm" for r in reqs)
     assert [t["function"]["name"] for t in reqs[0]["tools"]] == [t.name for t in session.tools]
-    assert all(t["type"] == "function" and t["function"]["parameters"]["type"] == "object" for t in reqs[0]["tools"])
+    assert all(
+        t["type"] == "function" and t["function"]["parameters"]["type"] == "object" for t in reqs[0]["tools"]
+    )
     system, first = reqs[0]["messages"][:2]
     assert system["role"] == "system" and "flag_bug" in system["content"]
     assert first["role"] == "user" and first["content"][0]["text"].startswith("# Auditing task")
@@ -88,7 +103,9 @@ def test_tool_loop_images_usage_and_done(make_session):
     assert msgs[2]["role"] == "assistant" and [c["id"] for c in msgs[2]["tool_calls"]] == ["call_0", "call_1"]
     tool_msgs = [m for m in msgs if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_msgs] == ["call_0", "call_1"]
-    assert tool_msgs[0]["content"].startswith("a1 move forward 1.50 m") and tool_msgs[1]["content"].startswith("a2 turn")
+    assert tool_msgs[0]["content"].startswith("a1 move forward 1.50 m") and tool_msgs[1][
+        "content"
+    ].startswith("a2 turn")
     frames = image_parts(msgs[-1]["content"])
     assert msgs[-1]["role"] == "user" and [c.split(" ")[0] for c, _ in frames] == ["a1", "a2"]
     assert any(m["role"] == "tool" and m["content"].startswith("Flagged b1") for m in reqs[2]["messages"])
@@ -118,7 +135,10 @@ def test_a_reply_without_tools_is_nudged_once_then_the_agent_stops(make_session)
     session = make_session()
     with FakeOpenAI(lambda body: reply_text("I think the scene is fine.")) as server:
         agent(server).run(session)
-    assert len(server.requests) == 2 and server.requests[1]["messages"][-1] == {"role": "user", "content": NUDGE}
+    assert len(server.requests) == 2 and server.requests[1]["messages"][-1] == {
+        "role": "user",
+        "content": NUDGE,
+    }
     assert not session.done and session.usage["calls"] == 2
 
 
@@ -129,7 +149,10 @@ def test_bad_tool_arguments_are_answered_not_executed(make_session):
     with FakeOpenAI(scripted(bad, reply_tools([("done", {"summary": "x"})]))) as server:
         agent(server).run(session)
     tool = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")
-    assert tool["content"].startswith("ERROR: the arguments of move are not valid JSON") and session.actions_used == 0
+    assert (
+        tool["content"].startswith("ERROR: the arguments of move are not valid JSON")
+        and session.actions_used == 0
+    )
 
 
 def test_only_the_newest_images_stay_inline(make_session):
@@ -150,12 +173,28 @@ def test_nothing_but_tool_results_reaches_the_model(built, make_session, task):
     session = make_session(task)
     replies = (
         reply_tools([("read_example", {}), ("list_bugs", {})]),
-        reply_tools([("move", {"distance_m": 2, "direction": "forward"}), ("look", {"degrees": 15}),
-                     ("interact", {}), ("wait", {"seconds": 1})]),
-        reply_tools([("inspect", {"refs": ["a1", "a1.f1"], "region": [0, 0, 0.5, 0.5]}),
-                     ("history", {"from_action": 0, "to_action": 4}), ("observe", {})]),
-        reply_tools([("flag_bug", {"description": "odd", "category": "other", "status": "suspect"}),
-                     ("update_bug", {"id": "b1", "status": "retracted"}), ("done", {"summary": "none"})]),
+        reply_tools(
+            [
+                ("move", {"distance_m": 2, "direction": "forward"}),
+                ("look", {"degrees": 15}),
+                ("interact", {}),
+                ("wait", {"seconds": 1}),
+            ]
+        ),
+        reply_tools(
+            [
+                ("inspect", {"refs": ["a1", "a1.f1"], "region": [0, 0, 0.5, 0.5]}),
+                ("history", {"from_action": 0, "to_action": 4}),
+                ("observe", {}),
+            ]
+        ),
+        reply_tools(
+            [
+                ("flag_bug", {"description": "odd", "category": "other", "status": "suspect"}),
+                ("update_bug", {"id": "b1", "status": "retracted"}),
+                ("done", {"summary": "none"}),
+            ]
+        ),
     )
     with FakeOpenAI(scripted(*replies)) as server:
         agent(server).run(session)
@@ -182,6 +221,12 @@ def test_options_come_from_arguments_or_the_environment(monkeypatch):
     monkeypatch.setenv("WAC_MODEL", "local-vlm")
     a = OpenAIAgent(max_calls="7", temperature="0.2", timeout="5")
     assert (a.base_url, a.model, a.api_key, a.max_calls, a.temperature, a.timeout) == (
-        "http://localhost:9/v1", "local-vlm", "none", 7, 0.2, 5.0)
+        "http://localhost:9/v1",
+        "local-vlm",
+        "none",
+        7,
+        0.2,
+        5.0,
+    )
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert OpenAIAgent(model="other").api_key == "sk-test"

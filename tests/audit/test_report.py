@@ -24,20 +24,63 @@ def make_run(built: Path, run: Path, agent: str = "sweep", pipeline_check: bool 
     for tid, (x, y, yaw, score) in TASKS.items():
         d = run / "tasks" / tid
         (d / "trajectory").mkdir(parents=True)
-        (d / "trajectory/trajectory.jsonl").write_text(json.dumps({
-            "step": 0, "action": "start", "args": {}, "sim_time": 0.0, "frame": "step_000.png", "film": [],
-            "pose": {"x": x, "y": y, "z": 0.0, "yaw_deg": yaw, "pitch_deg": 0.0}}) + "\n")
+        (d / "trajectory/trajectory.jsonl").write_text(
+            json.dumps(
+                {
+                    "step": 0,
+                    "action": "start",
+                    "args": {},
+                    "sim_time": 0.0,
+                    "frame": "step_000.png",
+                    "film": [],
+                    "pose": {"x": x, "y": y, "z": 0.0, "yaw_deg": yaw, "pitch_deg": 0.0},
+                }
+            )
+            + "\n"
+        )
         (d / "episode.json").write_text(json.dumps({"task_id": tid, "bundle": str(built / tid)}))
-        (d / "report.json").write_text(json.dumps({"task_id": tid, "paradigm": "interactive", "done": True,
-                                                   "bugs": [], "actions_used": 5, "budget": 40, "tool_calls": 7}))
+        (d / "report.json").write_text(
+            json.dumps(
+                {
+                    "task_id": tid,
+                    "paradigm": "interactive",
+                    "done": True,
+                    "bugs": [],
+                    "actions_used": 5,
+                    "budget": 40,
+                    "tool_calls": 7,
+                }
+            )
+        )
         sha = hashlib.sha256((d / "report.json").read_bytes()).hexdigest()
-        (d / "judgment.json").write_text(json.dumps({
-            "format": "wac.judgment/1", "backend": "keyword", "model": "wac-keyword/1", "report_sha256": sha,
-            "entries": [{"anchor": True, "category": "x", "score": score}], "success": score == 1,
-            "all_success": score == 1, "error": None}))
-    (run / "run.json").write_text(json.dumps({"format": "wac.run/1", "agent": agent, "paradigm": "interactive",
-                                              "explorer": None, "options": {"seed": 0}, "build": str(built),
-                                              "tasks": list(TASKS), "pipeline_check": pipeline_check}))
+        (d / "judgment.json").write_text(
+            json.dumps(
+                {
+                    "format": "wac.judgment/1",
+                    "backend": "keyword",
+                    "model": "wac-keyword/1",
+                    "report_sha256": sha,
+                    "entries": [{"anchor": True, "category": "x", "score": score}],
+                    "success": score == 1,
+                    "all_success": score == 1,
+                    "error": None,
+                }
+            )
+        )
+    (run / "run.json").write_text(
+        json.dumps(
+            {
+                "format": "wac.run/1",
+                "agent": agent,
+                "paradigm": "interactive",
+                "explorer": None,
+                "options": {"seed": 0},
+                "build": str(built),
+                "tasks": list(TASKS),
+                "pipeline_check": pipeline_check,
+            }
+        )
+    )
     return run
 
 
@@ -55,8 +98,16 @@ def test_report_writes_markdown_json_and_charts_reproducibly(built, tmp_path):
     data = json.loads((out / "report.json").read_text())
     assert data == json.loads(json.dumps(run_metrics(run)))
     md = (out / "report.md").read_text()
-    for section in ("## Overall", "## By family", "## By category", "## By scene type", "## Tasks",
-                    "geometric coverage", "market_floating_sacks", "![sr_by_family](sr_by_family.png)"):
+    for section in (
+        "## Overall",
+        "## By family",
+        "## By category",
+        "## By scene type",
+        "## Tasks",
+        "geometric coverage",
+        "market_floating_sacks",
+        "![sr_by_family](sr_by_family.png)",
+    ):
         assert section in md
     assert "33.3% (1/3 judged)" in md and "PIPELINE CHECK" not in md
     first = _bytes(out)
@@ -93,7 +144,11 @@ def test_cli_report_and_user_mistakes(built, tmp_path, capsys):
     run = make_run(built, tmp_path / "run")
     assert main(["report", str(run)]) == 0
     cap = capsys.readouterr()
-    assert "sweep (interactive)" in cap.out and "static physics" in cap.out and (run / "report/report.md").is_file()
+    assert (
+        "sweep (interactive)" in cap.out
+        and "static physics" in cap.out
+        and (run / "report/report.md").is_file()
+    )
     assert main(["report", str(run), str(run)]) == 2  # a comparison needs --out
     assert main(["report", str(tmp_path)]) == 2
     assert main(["report", str(tmp_path / "missing")]) == 2
@@ -104,7 +159,9 @@ def test_cli_report_and_user_mistakes(built, tmp_path, capsys):
     assert main(["report", str(run)]) == 2
     err = capsys.readouterr().err
     assert "--out" in err and "not a run directory" in err and "no bundle for task" in err
-    assert "Traceback" not in err and all(line.startswith("wac: error: ") for line in err.strip().splitlines())
+    assert "Traceback" not in err and all(
+        line.startswith("wac: error: ") for line in err.strip().splitlines()
+    )
 
 
 @pytest.mark.parametrize("bad", ["{", "[1]", '{"format": "other/1"}'])

@@ -31,7 +31,9 @@ def tasks(built):
 
 
 def test_eval_writes_a_run_directory_and_resumes(built, tasks, tmp_path):
-    agent = _script(tmp_path, "move 1 forward\nturn 45\nflag intersection bins inside each other\ndone looked around\n")
+    agent = _script(
+        tmp_path, "move 1 forward\nturn 45\nflag intersection bins inside each other\ndone looked around\n"
+    )
     config = RunConfig(agent=agent, options=SMALL)
     run = tmp_path / "run"
     first = run_eval(built, run, config, only=tasks)
@@ -58,9 +60,12 @@ def test_resuming_with_another_configuration_is_refused(built, tasks, tmp_path):
     run = tmp_path / "run"
     run_eval(built, run, RunConfig(agent="random", options=SMALL), only=tasks[:1])
     with pytest.raises(UsageError, match="different run"):
-        run_eval(built, run, RunConfig(agent="random", options=SessionOptions(example=False, width=160,
-                                                                               height=120, seed=3)),
-                 only=tasks[:1])
+        run_eval(
+            built,
+            run,
+            RunConfig(agent="random", options=SessionOptions(example=False, width=160, height=120, seed=3)),
+            only=tasks[:1],
+        )
     statuses = run_eval(built, run, RunConfig(agent="random", options=SMALL), only=tasks[:1], fresh=True)
     assert not statuses[0].get("skipped")
 
@@ -98,8 +103,9 @@ def test_two_stage_needs_an_explorer():
 
 
 def _wac(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "wac.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "wac.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
 
 
 def test_cli_user_mistakes_are_one_line_errors(tmp_path):
@@ -110,8 +116,21 @@ def test_cli_user_mistakes_are_one_line_errors(tmp_path):
 
 
 def test_cli_audit_runs_one_episode(built, tasks, tmp_path):
-    r = _wac("audit", str(built / tasks[0]), "--agent", "random", "--out", str(tmp_path / "ep"),
-             "--width", "160", "--height", "120", "--budget-multiplier", "0.25", "--no-example")
+    r = _wac(
+        "audit",
+        str(built / tasks[0]),
+        "--agent",
+        "random",
+        "--out",
+        str(tmp_path / "ep"),
+        "--width",
+        "160",
+        "--height",
+        "120",
+        "--budget-multiplier",
+        "0.25",
+        "--no-example",
+    )
     assert r.returncode == 0, r.stderr
     rep = json.loads((tmp_path / "ep" / "report.json").read_text())
     assert rep["budget"] == 10 and rep["actions_used"] == 10
@@ -126,8 +145,15 @@ def test_episodes_recorded_outside_eval_can_be_judged(built, tasks, tmp_path):
     run = tmp_path / "run"
     with AuditSession(built / tasks[0], run / "tasks" / tasks[0], SMALL) as s:
         s.call("observe")
-        s.call("flag_bug", {"description": "the wheelie bins are heaped inside each other, clipping through",
-                            "category": "intersection", "status": "confirmed", "evidence": ["a0"]})
+        s.call(
+            "flag_bug",
+            {
+                "description": "the wheelie bins are heaped inside each other, clipping through",
+                "category": "intersection",
+                "status": "confirmed",
+                "evidence": ["a0"],
+            },
+        )
         s.call("done", {"summary": "one bug"})
     (status,) = judge_run(run, backend="keyword")
     m = run_metrics(run)

@@ -38,7 +38,9 @@ def test_category_golden_bundle(example_bundles, category, update_goldens):
     expected = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     assert sorted(expected) == sorted(files)
     for rel, data in files.items():
-        assert data == expected[rel], f"{category}/{rel} differs from the golden (refresh with --update-goldens)"
+        assert data == expected[rel], (
+            f"{category}/{rel} differs from the golden (refresh with --update-goldens)"
+        )
 
 
 @pytest.mark.parametrize("source", ERRORS, ids=lambda p: p.stem)

@@ -18,12 +18,15 @@ def _write_mesh(path):
 
 def test_mesh_object_is_bundled_by_content_hash(project, tmp_path):
     _write_mesh(project.root / "assets" / "statue.obj")
-    project("statue.wa", """
+    project(
+        "statue.wa",
+        """
     task floating_statue on yard {
         statue_1: mesh at (5, 5) file "../assets/statue.obj" material stone { name "statue" }
         anomaly float statue_1 by 0.5 m
     }
-    """)
+    """,
+    )
     out = tmp_path / "out"
     result = compile_project([project.root / "tasks"], project.root, out=out)
     assert result.ok, [d.render() for d in result.diagnostics]
@@ -42,13 +45,18 @@ def test_mesh_paths_cannot_leave_the_project(project, tmp_path):
     outside = tmp_path.parent / f"{tmp_path.name}-outside"
     _write_mesh(outside / "secret.obj")
     os.symlink(outside / "secret.obj", project.root / "link.obj")
-    project("bad.wa", """
+    project(
+        "bad.wa",
+        """
     task t on yard {
-        a: mesh at (5, 5) file "../../""" + outside.name + """/secret.obj"
+        a: mesh at (5, 5) file "../../"""
+        + outside.name
+        + """/secret.obj"
         b: mesh at (5, -5) file "../link.obj"
         anomaly float crate_2 by 0.4 m
     }
-    """)
+    """,
+    )
     result = compile_project([project.root / "tasks"], project.root)
     text = "\n".join(d.message for d in result.diagnostics)
     assert text.count("is outside the project root") == 2
@@ -57,11 +65,16 @@ def test_mesh_paths_cannot_leave_the_project(project, tmp_path):
 def test_unreadable_mesh_is_a_clear_error(project):
     (project.root / "assets").mkdir()
     (project.root / "assets" / "broken.stl").write_bytes(b"solid nothing\nendsolid\n")
-    project("bad.wa", """
+    project(
+        "bad.wa",
+        """
     task t on yard {
         a: mesh at (5, 5) file "../assets/broken.stl"
         anomaly float crate_2 by 0.4 m
     }
-    """)
+    """,
+    )
     result = compile_project([project.root / "tasks"], project.root)
-    assert any(d.code in ("E402", "E403") for d in result.diagnostics), [d.render() for d in result.diagnostics]
+    assert any(d.code in ("E402", "E403") for d in result.diagnostics), [
+        d.render() for d in result.diagnostics
+    ]

@@ -33,13 +33,23 @@ def test_a_task_builds_into_a_complete_bundle(project, tmp_path):
     assert result.ok, [d.render() for d in result.diagnostics]
     bundle = out / "fence_walkthrough"
     names = sorted(str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.is_file())
-    assert names == ["agent/context.json", "agent/context.md", "manifest.json", "rubric.json", "rubric.md",
-                     "selfcheck.json", "selfcheck.py", "task.json"]
+    assert names == [
+        "agent/context.json",
+        "agent/context.md",
+        "manifest.json",
+        "rubric.json",
+        "rubric.md",
+        "selfcheck.json",
+        "selfcheck.py",
+        "task.json",
+    ]
     task = json.loads((bundle / "task.json").read_text())
     anomaly = task["anomalies"][0]
     assert anomaly["category"] == "missing_collision" and anomaly["family"] == "interactive_physics"
-    assert anomaly["effects"] == [{"kind": "set_solid", "target": "fence_3", "solid": False} | {
-        k: None for k in anomaly["effects"][0] if k not in ("kind", "target", "solid")}]
+    assert anomaly["effects"] == [
+        {"kind": "set_solid", "target": "fence_3", "solid": False}
+        | {k: None for k in anomaly["effects"][0] if k not in ("kind", "target", "solid")}
+    ]
     rubric = json.loads((bundle / "rubric.json").read_text())["entries"][0]
     assert "wooden fence" in rubric["target"] and "walk" in rubric["target"]
     index = json.loads((out / "index.json").read_text())
@@ -106,28 +116,36 @@ def test_anomaly_diagnostics(project, body, expected):
 
 
 def test_clean_scene_problems_are_caught(project):
-    project("t.wa", """
+    project(
+        "t.wa",
+        """
     task t on yard {
         floaty: box size (1, 1, 1) at (5, 5, 0.8)
         clash: box size (1, 1, 1) at (3, 3.2)
         anomaly remove_collision fence_3
     }
-    """)
+    """,
+    )
     text = "\n".join(m for m in messages(build(project)))
     assert "`floaty` floats 0.80 m above the ground" in text
     assert "`clash` and `crate_1` interpenetrate" in text or "`crate_1` and `clash` interpenetrate" in text
 
 
 def test_start_and_reachability(project):
-    project("a.wa", "task a on yard {\n    start at (0, 0) yaw 0 deg\n    anomaly remove_collision fence_3\n}\n")
-    project("b.wa", """
+    project(
+        "a.wa", "task a on yard {\n    start at (0, 0) yaw 0 deg\n    anomaly remove_collision fence_3\n}\n"
+    )
+    project(
+        "b.wa",
+        """
     task b on yard {
         wall_n: box size (16, 0.2, 2) at (0, 6)
         anomaly float crate_1 by 0.5 m
         start at (0, 7) yaw 0 deg
         bounds from (-8, -8) to (8, 8)
     }
-    """)
+    """,
+    )
     text = "\n".join(messages(build(project)))
     assert "the start (0, 0) is inside `fence_3`" in text
     assert "cannot be reached" in text
@@ -159,8 +177,9 @@ def test_unchanged_tasks_are_not_rebuilt(project, tmp_path):
     assert first.compiled == 2
     again = build(project, out)
     assert again.up_to_date and again.reused == 2
-    (project.root / "tasks" / "float.wa").write_text("import \"../scenes/yard.wa\"\ntask floaty_crate on yard {\n"
-                                                      "    anomaly float crate_2 by 0.5 m\n}\n")
+    (project.root / "tasks" / "float.wa").write_text(
+        'import "../scenes/yard.wa"\ntask floaty_crate on yard {\n    anomaly float crate_2 by 0.5 m\n}\n'
+    )
     third = build(project, out)
     assert third.compiled == 1 and third.reused == 1
 
@@ -185,33 +204,42 @@ def test_json_diagnostics(project, capsys):
 
 
 def test_floating_what_does_not_rest_on_anything_is_refused(project):
-    project("t.wa", """
+    project(
+        "t.wa",
+        """
     task t on yard {
         sign_1: box size (0.6, 0.05, 0.4) at (0, -0.1, 0.6) attached_to fence_3 { name "sign" }
         anomaly float sign_1 by 0.3 m
     }
-    """)
+    """,
+    )
     (d,) = build(project).diagnostics
     assert d.message == "`sign_1` hangs from `fence_3`; it rests on nothing, so floating it is no defect"
 
 
 def test_attached_objects_may_overlap_their_host(project):
-    project("t.wa", """
+    project(
+        "t.wa",
+        """
     task t on yard {
         sign_1: box size (0.6, 0.2, 0.4) at (0, 0, 0.6) attached_to fence_3 { name "sign" }
         anomaly remove_collision fence_3
     }
-    """)
+    """,
+    )
     assert build(project).ok
 
 
 def test_interact_statement_enables_an_interaction(project, tmp_path):
-    project("t.wa", """
+    project(
+        "t.wa",
+        """
     task t on yard {
         interact crate_2 push
         anomaly float crate_2 by 0.4 m
     }
-    """)
+    """,
+    )
     out = tmp_path / "out"
     result = build(project, out)
     assert result.ok, [d.render() for d in result.diagnostics]

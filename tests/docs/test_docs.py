@@ -50,9 +50,18 @@ def test_language_reference_names_every_statement(context: str) -> None:
 
 def test_language_reference_names_every_clause_and_trigger() -> None:
     words = _code_words(_read(LANGUAGE))
-    keys = {c.key for c in schema.OBJECT_CLAUSES + schema.PART_CLAUSES + schema.LIGHT_CLAUSES
-            + schema.MATERIAL_CLAUSES + schema.SUN_CLAUSES + schema.DAY_NIGHT_CLAUSES + schema.GROUND_CLAUSES
-            + schema.START_CLAUSES + schema.BOUNDS_CLAUSES}
+    keys = {
+        c.key
+        for c in schema.OBJECT_CLAUSES
+        + schema.PART_CLAUSES
+        + schema.LIGHT_CLAUSES
+        + schema.MATERIAL_CLAUSES
+        + schema.SUN_CLAUSES
+        + schema.DAY_NIGHT_CLAUSES
+        + schema.GROUND_CLAUSES
+        + schema.START_CLAUSES
+        + schema.BOUNDS_CLAUSES
+    }
     for statement in [s for ctx in schema.CONTEXTS.values() for s in ctx.values()]:
         keys |= {c.key for c in statement.clauses}
     keys |= set(schema.TRIGGERS) | {c.key for cl in schema.TRIGGERS.values() for c in cl}
@@ -82,7 +91,9 @@ def test_language_reference_examples_parse() -> None:
     blocks = re.findall(r"```wa\n(.*?)```", _read(LANGUAGE), flags=re.S)
     assert blocks, "docs/language.md has no ```wa examples"
     for i, block in enumerate(blocks):
-        parse(decode(block.encode("utf-8"), f"docs/language.md block {i + 1}", None))  # raises on a syntax error
+        parse(
+            decode(block.encode("utf-8"), f"docs/language.md block {i + 1}", None)
+        )  # raises on a syntax error
 
 
 def test_language_reference_complete_examples_build(tmp_path: Path, monkeypatch) -> None:
@@ -163,7 +174,9 @@ def test_prefab_table_lists_every_standard_prefab() -> None:
 # -- links -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("page", ["language.md", "tutorial.md", "errors.md", "bundle.md", "internals.md", "prefabs.md"])
+@pytest.mark.parametrize(
+    "page", ["language.md", "tutorial.md", "errors.md", "bundle.md", "internals.md", "prefabs.md"]
+)
 def test_relative_links_resolve(page: str) -> None:
     path = DOCS / page
     if not path.exists():

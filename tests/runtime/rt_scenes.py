@@ -48,7 +48,9 @@ def _aabb(position, parts, scale=(1, 1, 1)):
 
 def obj(oid, parts, position, name=None, **kw) -> SceneObject:
     lo, hi = _aabb(position, parts, kw.get("scale", (1, 1, 1)))
-    return SceneObject(id=oid, name=name or oid, position=position, parts=tuple(parts), aabb_min=lo, aabb_max=hi, **kw)
+    return SceneObject(
+        id=oid, name=name or oid, position=position, parts=tuple(parts), aabb_min=lo, aabb_max=hi, **kw
+    )
 
 
 def box(oid, size, position, material="stone", **kw) -> SceneObject:
@@ -56,8 +58,10 @@ def box(oid, size, position, material="stone", **kw) -> SceneObject:
 
 
 def chair(oid, position, yaw=0.0, **kw) -> SceneObject:
-    legs = [Part(id=f"leg{i}", shape="box", size=(0.04, 0.04, 0.41), position=(x, y, 0), material="wood")
-            for i, (x, y) in enumerate([(0.19, 0.19), (0.19, -0.19), (-0.19, 0.19), (-0.19, -0.19)])]
+    legs = [
+        Part(id=f"leg{i}", shape="box", size=(0.04, 0.04, 0.41), position=(x, y, 0), material="wood")
+        for i, (x, y) in enumerate([(0.19, 0.19), (0.19, -0.19), (-0.19, 0.19), (-0.19, -0.19)])
+    ]
     parts = legs + [
         Part(id="seat", shape="box", size=(0.44, 0.44, 0.04), position=(0, 0, 0.41), material="wood"),
         Part(id="back", shape="box", size=(0.04, 0.44, 0.45), position=(-0.2, 0, 0.45), material="wood"),
@@ -67,18 +71,34 @@ def chair(oid, position, yaw=0.0, **kw) -> SceneObject:
 
 def fence(oid, position, length=4.0, yaw=0.0) -> SceneObject:
     n = int(length / 1.0) + 1
-    posts = [Part(id=f"post{i}", shape="cylinder", size=(0.1, 0.1, 1.1), position=(0, -length / 2 + i * length / (n - 1), 0),
-                  material="wood") for i in range(n)]
-    rails = [Part(id=f"rail{j}", shape="box", size=(0.05, length, 0.08), position=(0, 0, z), material="wood")
-             for j, z in enumerate((0.4, 0.85))]
+    posts = [
+        Part(
+            id=f"post{i}",
+            shape="cylinder",
+            size=(0.1, 0.1, 1.1),
+            position=(0, -length / 2 + i * length / (n - 1), 0),
+            material="wood",
+        )
+        for i in range(n)
+    ]
+    rails = [
+        Part(id=f"rail{j}", shape="box", size=(0.05, length, 0.08), position=(0, 0, z), material="wood")
+        for j, z in enumerate((0.4, 0.85))
+    ]
     return obj(oid, posts + rails, position, name="fence", kind="structure", rotation_deg=(yaw, 0, 0))
 
 
 def lamp(oid, position, lit=True) -> SceneObject:
     parts = [
         Part(id="pole", shape="cylinder", size=(0.12, 0.12, 2.6), material="metal"),
-        Part(id="bulb", shape="sphere", size=(0.3, 0.3, 0.3), position=(0, 0, 2.6), material="bulb",
-             emitter=Emitter(intensity=1.5, range_m=8.0)),
+        Part(
+            id="bulb",
+            shape="sphere",
+            size=(0.3, 0.3, 0.3),
+            position=(0, 0, 2.6),
+            material="bulb",
+            emitter=Emitter(intensity=1.5, range_m=8.0),
+        ),
     ]
     return obj(oid, parts, position, name="street lamp", kind="lamp", lit=lit, interactions=("toggle",))
 
@@ -88,10 +108,25 @@ def door(oid, position, open_time=1.0) -> SceneObject:
     parts = [
         Part(id="post_l", shape="box", size=(0.2, 0.2, 2.4), position=(0, -0.6, 0), material="stone"),
         Part(id="post_r", shape="box", size=(0.2, 0.2, 2.4), position=(0, 0.6, 0), material="stone"),
-        Part(id="panel", shape="box", size=(0.06, 1.0, 2.1), position=(0, 0, 0), material="wood",
-             hinge=Hinge(pivot=(0.0, -0.5), swing_deg=90.0)),
+        Part(
+            id="panel",
+            shape="box",
+            size=(0.06, 1.0, 2.1),
+            position=(0, 0, 0),
+            material="wood",
+            hinge=Hinge(pivot=(0.0, -0.5), swing_deg=90.0),
+        ),
     ]
-    return obj(oid, parts, position, name="door", kind="door", open=False, open_time_s=open_time, interactions=("open",))
+    return obj(
+        oid,
+        parts,
+        position,
+        name="door",
+        kind="door",
+        open=False,
+        open_time_s=open_time,
+        interactions=("open",),
+    )
 
 
 def wall(oid, position, size=(0.2, 4.0, 2.5)) -> SceneObject:
@@ -100,7 +135,9 @@ def wall(oid, position, size=(0.2, 4.0, 2.5)) -> SceneObject:
 
 def bin_(oid, position, mass=8.0) -> SceneObject:
     parts = [Part(id="body", shape="cylinder", size=(0.5, 0.5, 0.8), material="red")]
-    return obj(oid, parts, position, name="bin", kind="container", dynamic=True, mass_kg=mass, interactions=("push",))
+    return obj(
+        oid, parts, position, name="bin", kind="container", dynamic=True, mass_kg=mass, interactions=("push",)
+    )
 
 
 def fan(oid, position) -> SceneObject:
@@ -108,8 +145,15 @@ def fan(oid, position) -> SceneObject:
 
     parts = [
         Part(id="mast", shape="cylinder", size=(0.1, 0.1, 2.0), material="metal"),
-        Part(id="blades", shape="box", size=(0.05, 1.2, 0.12), position=(0.1, 0, 1.94), material="wood", solid=False,
-             spin=Spin(rate_deg_s=90.0, axis="x")),
+        Part(
+            id="blades",
+            shape="box",
+            size=(0.05, 1.2, 0.12),
+            position=(0.1, 0, 1.94),
+            material="wood",
+            solid=False,
+            spin=Spin(rate_deg_s=90.0, axis="x"),
+        ),
     ]
     return obj(oid, parts, position, name="fan", kind="machine")
 
@@ -117,29 +161,65 @@ def fan(oid, position) -> SceneObject:
 def pond(oid, position, size=(3.0, 3.0, 0.02), depth=0.8) -> SceneObject:
     """A flat sheet of water on the ground that the agent sinks `depth` into (as the compiler emits)."""
     parts = [Part(id="water", shape="box", size=size, material="water", solid=False)]
-    return obj(oid, parts, (position[0], position[1], 0.0), name="pond", kind="water", solid=False,
-               liquid_depth_m=depth)
+    return obj(
+        oid,
+        parts,
+        (position[0], position[1], 0.0),
+        name="pond",
+        kind="water",
+        solid=False,
+        liquid_depth_m=depth,
+    )
 
 
-def task(objects, anomalies=(), start=((0.0, 0.0), 0.0), budget=40, sun=None, day_night=None, task_id="t",
-         ground=(40.0, 40.0), lights=()) -> CompiledTask:
+def task(
+    objects,
+    anomalies=(),
+    start=((0.0, 0.0), 0.0),
+    budget=40,
+    sun=None,
+    day_night=None,
+    task_id="t",
+    ground=(40.0, 40.0),
+    lights=(),
+) -> CompiledTask:
     sun = sun or Sun()
     scene = Scene(
-        name="test", description="a test scene", scene_type=SceneType.urban, ground=Ground(material="grass", size=ground),
-        sun=sun, day_night=day_night, materials=MATERIALS, objects=tuple(objects), lights=tuple(lights),
+        name="test",
+        description="a test scene",
+        scene_type=SceneType.urban,
+        ground=Ground(material="grass", size=ground),
+        sun=sun,
+        day_night=day_night,
+        materials=MATERIALS,
+        objects=tuple(objects),
+        lights=tuple(lights),
     )
     h = ground[0] / 2 - 1, ground[1] / 2 - 1
     return CompiledTask(
-        id=task_id, source="tests/runtime", scene=scene,
-        exploration=Exploration(bounds=((-h[0], -h[1]), (h[0], -h[1]), (h[0], h[1]), (-h[0], h[1])),
-                                start=Pose(position=start[0], yaw_deg=start[1]), budget_actions=budget),
-        anomalies=tuple(anomalies), meta=TaskMeta(hint="test"),
+        id=task_id,
+        source="tests/runtime",
+        scene=scene,
+        exploration=Exploration(
+            bounds=((-h[0], -h[1]), (h[0], -h[1]), (h[0], h[1]), (-h[0], h[1])),
+            start=Pose(position=start[0], yaw_deg=start[1]),
+            budget_actions=budget,
+        ),
+        anomalies=tuple(anomalies),
+        meta=TaskMeta(hint="test"),
     )
 
 
 def anomaly(effects, targets=(), trigger=None, operator="test", category="test") -> Anomaly:
-    return Anomaly(operator=operator, category=category, family="test", targets=tuple(targets), params={},
-                   trigger=trigger or Trigger(), effects=tuple(effects))
+    return Anomaly(
+        operator=operator,
+        category=category,
+        family="test",
+        targets=tuple(targets),
+        params={},
+        trigger=trigger or Trigger(),
+        effects=tuple(effects),
+    )
 
 
 def showcase() -> CompiledTask:
@@ -158,4 +238,3 @@ def showcase() -> CompiledTask:
         pond("pond_1", (3.0, 6.0)),
     ]
     return task(objs, start=((0.0, 0.0), 0.0), task_id="showcase")
-

@@ -77,19 +77,22 @@ def test_interact_nothing_in_reach(make_env):
     assert "nothing" in r.outcome and r.sim_elapsed == pytest.approx(0.5, abs=0.01)
 
 
-@pytest.mark.parametrize("bad", [
-    {"action": "move", "distance_m": 0.1, "direction": "forward"},
-    {"action": "move", "distance_m": 5, "direction": "forward"},
-    {"action": "move", "distance_m": 1, "direction": "left"},
-    {"action": "turn", "degrees": 181},
-    {"action": "look", "degrees": -91},
-    {"action": "wait", "seconds": 0.2},
-    {"action": "wait", "seconds": 6},
-    {"action": "wait", "seconds": "x"},
-    {"action": "jump"},
-    {"action": "turn"},
-    {"action": "interact", "target": "door"},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"action": "move", "distance_m": 0.1, "direction": "forward"},
+        {"action": "move", "distance_m": 5, "direction": "forward"},
+        {"action": "move", "distance_m": 1, "direction": "left"},
+        {"action": "turn", "degrees": 181},
+        {"action": "look", "degrees": -91},
+        {"action": "wait", "seconds": 0.2},
+        {"action": "wait", "seconds": 6},
+        {"action": "wait", "seconds": "x"},
+        {"action": "jump"},
+        {"action": "turn"},
+        {"action": "interact", "target": "door"},
+    ],
+)
 def test_out_of_range_arguments_are_clear_errors(bad):
     from wac.runtime.env import WorldEnv
 

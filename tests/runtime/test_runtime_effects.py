@@ -29,18 +29,40 @@ def count(env, ids, oid):
 
 
 def test_all_effect_kinds_are_implemented():
-    documented = {"set_pose", "set_part_pose", "set_solid", "add_object", "remove_object", "set_visible", "set_render",
-                  "set_material", "set_shadow", "set_light", "set_physics", "set_motion", "set_mechanism",
-                  "set_animation", "set_day_night", "set_flicker", "add_hole", "add_blocker", "set_appearance"}
+    documented = {
+        "set_pose",
+        "set_part_pose",
+        "set_solid",
+        "add_object",
+        "remove_object",
+        "set_visible",
+        "set_render",
+        "set_material",
+        "set_shadow",
+        "set_light",
+        "set_physics",
+        "set_motion",
+        "set_mechanism",
+        "set_animation",
+        "set_day_night",
+        "set_flicker",
+        "add_hole",
+        "add_blocker",
+        "set_appearance",
+    }
     assert documented == set(fx.APPLY)
 
 
 def test_set_pose_float(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(make_env, [crate], [Effect(kind="set_pose", target="crate", position=(3.0, 0.0, 0.5))], ["crate"])
+    c, p = pair(
+        make_env, [crate], [Effect(kind="set_pose", target="crate", position=(3.0, 0.0, 0.5))], ["crate"]
+    )
+
     def gap(env):  # is there anything at 0.2 m height under the crate?
         ref, _, _ = env.physics.ray((3.0, -2.0, 0.2), (3.0, 2.0, 0.2))
         return ref is None
+
     assert not gap(c) and gap(p)
     ic, ip = ids_at(c, (3.0, -3.0, 0.3), (3.0, 0.0, 0.3)), ids_at(p, (3.0, -3.0, 0.3), (3.0, 0.0, 0.3))
     assert ic[60, 80] == c.object_index("crate") and ip[60, 80] != p.object_index("crate")
@@ -48,7 +70,13 @@ def test_set_pose_float(make_env):
 
 def test_set_part_pose_misaligned_leg(make_env):
     objs = [chair("chair_1", (3.0, 0.0, 0.0))]
-    eff = Effect(kind="set_part_pose", target="chair_1", part="back", position=(-0.2, 0.3, 0.45), rotation_deg=(30, 0, 0))
+    eff = Effect(
+        kind="set_part_pose",
+        target="chair_1",
+        part="back",
+        position=(-0.2, 0.3, 0.45),
+        rotation_deg=(30, 0, 0),
+    )
     c, p = pair(make_env, objs, [eff], ["chair_1"])
     cam = ((3.0, -3.0, 1.0), (3.0, 0.0, 0.5))
     assert (ids_at(c, *cam) != ids_at(p, *cam)).any()
@@ -56,14 +84,23 @@ def test_set_part_pose_misaligned_leg(make_env):
 
 
 def test_set_solid_removes_collision(make_env):
-    c, p = pair(make_env, [fence("fence_1", (2.0, 0.0, 0.0))], [Effect(kind="set_solid", target="fence_1", solid=False)],
-                ["fence_1"])
+    c, p = pair(
+        make_env,
+        [fence("fence_1", (2.0, 0.0, 0.0))],
+        [Effect(kind="set_solid", target="fence_1", solid=False)],
+        ["fence_1"],
+    )
     assert "blocked" in c.step("move 4").outcome
     assert p.step("move 4").moved_m == pytest.approx(4.0, abs=0.03)
 
 
 def test_set_solid_on_liquid_is_a_fake_floor(make_env):
-    c, p = pair(make_env, [pond("pond_1", (3.0, 0.0))], [Effect(kind="set_solid", target="pond_1", solid=True)], ["pond_1"])
+    c, p = pair(
+        make_env,
+        [pond("pond_1", (3.0, 0.0))],
+        [Effect(kind="set_solid", target="pond_1", solid=True)],
+        ["pond_1"],
+    )
     assert c.step("move 3").pose.z < -0.5
     assert p.step("move 3").pose.z > -0.05
 
@@ -89,6 +126,7 @@ def test_set_visible_hidden_but_shadow_and_collision_kept(make_env):
     c, p = pair(make_env, [crate], [eff], ["crate"])
     cam = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.5))
     assert count(c, ids_at(c, *cam), "crate") > 0 and count(p, ids_at(p, *cam), "crate") == 0
+
     def ground(env, x, y):  # the frame's colour where a ground point projects
         img = rgb_at(env, (0.0, -3.0, 2.0), (x, y, 0.0), 10.0)
         return img[55:65, 75:85].astype(float).mean()
@@ -108,7 +146,12 @@ def test_set_render_xray_draws_through_a_wall(make_env):
 
 def test_set_render_cull_one_side(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(make_env, [crate], [Effect(kind="set_render", target="crate", render="cull", normal=(-1.0, 0.0))], ["crate"])
+    c, p = pair(
+        make_env,
+        [crate],
+        [Effect(kind="set_render", target="crate", render="cull", normal=(-1.0, 0.0))],
+        ["crate"],
+    )
     west, east = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.3)), ((6.0, 0.0, 1.6), (3.0, 0.0, 0.3))
     assert count(c, ids_at(c, *west), "crate") > 0 and count(p, ids_at(p, *west), "crate") == 0
     assert count(p, ids_at(p, *east), "crate") > 0
@@ -116,7 +159,9 @@ def test_set_render_cull_one_side(make_env):
 
 def test_set_render_flip_normals(make_env):
     crate = box("crate", (0.8, 0.8, 0.8), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(make_env, [crate], [Effect(kind="set_render", target="crate", render="flip_normals")], ["crate"])
+    c, p = pair(
+        make_env, [crate], [Effect(kind="set_render", target="crate", render="flip_normals")], ["crate"]
+    )
     cam = ((0.0, -1.0, 2.0), (3.0, 0.0, 0.4))
     assert (rgb_at(c, *cam) != rgb_at(p, *cam)).any()
     assert p.renderer.actors[("crate", "body")].GetProperty().GetFrontfaceCulling()
@@ -124,14 +169,18 @@ def test_set_render_flip_normals(make_env):
 
 def test_set_render_lod_proxy(make_env):
     objs = [chair("chair_1", (8.0, 0.0, 0.0))]
-    c, p = pair(make_env, objs, [Effect(kind="set_render", target="chair_1", render="lod_proxy")], ["chair_1"])
+    c, p = pair(
+        make_env, objs, [Effect(kind="set_render", target="chair_1", render="lod_proxy")], ["chair_1"]
+    )
     cam = ((0.0, 0.0, 1.6), (8.0, 0.0, 0.5), 20.0)
     assert count(p, ids_at(p, *cam), "chair_1") > 1.5 * count(c, ids_at(c, *cam), "chair_1")
 
 
 def test_set_material(make_env):
     crate = box("crate", (0.8, 0.8, 0.8), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(make_env, [crate], [Effect(kind="set_material", target="crate", material="magenta")], ["crate"])
+    c, p = pair(
+        make_env, [crate], [Effect(kind="set_material", target="crate", material="magenta")], ["crate"]
+    )
     cam = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.4))
     ids = ids_at(c, *cam)
     mask = ids == c.object_index("crate")
@@ -150,7 +199,13 @@ def _ground_brightness(env, point):
 
 def test_set_shadow_removed(make_env):
     kw = {"task_kw": {"sun": Sun(azimuth_deg=0.0, elevation_deg=45.0)}}
-    c, p = pair(make_env, _shadow_scene(), [Effect(kind="set_shadow", target="block", casts_shadow=False)], ["block"], **kw)
+    c, p = pair(
+        make_env,
+        _shadow_scene(),
+        [Effect(kind="set_shadow", target="block", casts_shadow=False)],
+        ["block"],
+        **kw,
+    )
     at = (-1.5, 3.0, 0.0)
     assert _ground_brightness(p, at) > _ground_brightness(c, at) + 5
 
@@ -178,7 +233,9 @@ def test_set_light_dark_lamp(make_env):
 
 def test_set_light_glow_on_non_lamp(make_env):
     crate = box("crate", (0.8, 0.8, 0.8), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(make_env, [crate], [Effect(kind="set_light", target="crate", lit=True)], ["crate"], **_night())
+    c, p = pair(
+        make_env, [crate], [Effect(kind="set_light", target="crate", lit=True)], ["crate"], **_night()
+    )
     cam = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.4))
     mask = ids_at(c, *cam) == c.object_index("crate")
     assert rgb_at(p, *cam)[mask].mean() > rgb_at(c, *cam)[mask].mean() + 30
@@ -186,7 +243,9 @@ def test_set_light_glow_on_non_lamp(make_env):
 
 def test_set_physics_light_object_slides_far(make_env):
     objs = [bin_("bin_1", (1.5, 0.0, 0.0), mass=200.0)]
-    c, p = pair(make_env, objs, [Effect(kind="set_physics", target="bin_1", mass_kg=0.5, friction=0.05)], ["bin_1"])
+    c, p = pair(
+        make_env, objs, [Effect(kind="set_physics", target="bin_1", mass_kg=0.5, friction=0.05)], ["bin_1"]
+    )
     for env in (c, p):
         env.step("move 1")
         env.step("interact")
@@ -211,7 +270,9 @@ def test_set_physics_bounce(make_env):
 
 def test_set_motion_drift_and_tremble(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (3.0, 0.0, 0.0), material="wood")
-    eff = Effect(kind="set_motion", target="crate", motion="drift", axis=(0.0, 1.0, 0.0), range_m=1.0, speed_m_s=0.5)
+    eff = Effect(
+        kind="set_motion", target="crate", motion="drift", axis=(0.0, 1.0, 0.0), range_m=1.0, speed_m_s=0.5
+    )
     c, p = pair(make_env, [crate], [eff], ["crate"])
     ys = []
     for env in (c, p):
@@ -227,8 +288,12 @@ def test_set_motion_drift_and_tremble(make_env):
 
 
 def _door_pair(make_env, mech, value=None):
-    return pair(make_env, [door("door_1", (1.8, 0.0, 0.0))],
-                [Effect(kind="set_mechanism", target="door_1", mechanism=mech, value=value)], ["door_1"])
+    return pair(
+        make_env,
+        [door("door_1", (1.8, 0.0, 0.0))],
+        [Effect(kind="set_mechanism", target="door_1", mechanism=mech, value=value)],
+        ["door_1"],
+    )
 
 
 def test_mechanism_autoclose(make_env):
@@ -291,18 +356,33 @@ def test_mechanism_dead_and_delay(make_env):
 def test_mechanism_through_walls(make_env):
     objs = [wall("wall_1", (1.0, 0.0, 0.0)), lamp("lamp_1", (2.2, 0.0, 0.0), lit=False)]
     # the lamp's pole is behind the wall; raise the view so the crosshair meets the wall first
-    c, p = pair(make_env, objs, [Effect(kind="set_mechanism", target="lamp_1", mechanism="through_walls")], ["lamp_1"])
+    c, p = pair(
+        make_env, objs, [Effect(kind="set_mechanism", target="lamp_1", mechanism="through_walls")], ["lamp_1"]
+    )
     assert "nothing" in c.step("interact").outcome or "wall" in c.step("interact").outcome
     assert "switches on" in p.step("interact").outcome
 
 
 def test_set_animation(make_env):
-    for anim, check in (("freeze", lambda c, p: p == 0.0 and c > 50),
-                        ("speed", lambda c, p: p > 3 * c or (p % 360) != (c % 360)),
-                        ("jump", lambda c, p: p % 90 == 0)):
-        cl, pe = pair(make_env, [fan("fan_1", (3.0, 0.0, 0.0))],
-                      [Effect(kind="set_animation", target="fan_1", animation=anim, value=None if anim != "jump" else 90.0,
-                              period_s=1.0)], ["fan_1"])
+    for anim, check in (
+        ("freeze", lambda c, p: p == 0.0 and c > 50),
+        ("speed", lambda c, p: p > 3 * c or (p % 360) != (c % 360)),
+        ("jump", lambda c, p: p % 90 == 0),
+    ):
+        cl, pe = pair(
+            make_env,
+            [fan("fan_1", (3.0, 0.0, 0.0))],
+            [
+                Effect(
+                    kind="set_animation",
+                    target="fan_1",
+                    animation=anim,
+                    value=None if anim != "jump" else 90.0,
+                    period_s=1.0,
+                )
+            ],
+            ["fan_1"],
+        )
         cl.step("wait 1")
         pe.step("wait 1")
         a = cl.world.get("fan_1").parts["blades"].spin_deg
@@ -324,8 +404,12 @@ def test_set_day_night_abrupt(make_env):
 
 
 def test_set_flicker(make_env):
-    c, p = pair(make_env, [lamp("lamp_1", (3.0, 0.0, 0.0))], [Effect(kind="set_flicker", target="lamp_1", period_s=0.5)],
-                ["lamp_1"])
+    c, p = pair(
+        make_env,
+        [lamp("lamp_1", (3.0, 0.0, 0.0))],
+        [Effect(kind="set_flicker", target="lamp_1", period_s=0.5)],
+        ["lamp_1"],
+    )
     states = []
     for env in (c, p):
         s = []
@@ -365,20 +449,26 @@ def test_set_appearance_under_distance_trigger(make_env):
 
 def test_set_pose_mirror_and_invert(make_env):
     objs = [chair("chair_1", (3.0, 0.0, 0.0)), chair("chair_2", (3.0, 2.0, 0.0))]
-    effs = [Effect(kind="set_pose", target="chair_1", scale=(1.0, -1.0, 1.0), rotation_deg=(90.0, 0.0, 0.0)),
-            Effect(kind="set_pose", target="chair_2", position=(3.0, 2.0, 0.9), rotation_deg=(0.0, 0.0, 180.0))]
+    effs = [
+        Effect(kind="set_pose", target="chair_1", scale=(1.0, -1.0, 1.0), rotation_deg=(90.0, 0.0, 0.0)),
+        Effect(kind="set_pose", target="chair_2", position=(3.0, 2.0, 0.9), rotation_deg=(0.0, 0.0, 180.0)),
+    ]
     c, p = pair(make_env, objs, effs, ["chair_1", "chair_2"])
     cam = ((0.0, 1.0, 1.4), (3.0, 1.0, 0.4))
     assert (ids_at(c, *cam) != ids_at(p, *cam)).any()
     lo, hi = p.world.aabb(p.world.get("chair_2"))
-    assert lo[2] == pytest.approx(0.0, abs=0.02) and hi[2] == pytest.approx(0.9, abs=0.02)  # upside down, on the ground
+    assert lo[2] == pytest.approx(0.0, abs=0.02) and hi[2] == pytest.approx(
+        0.9, abs=0.02
+    )  # upside down, on the ground
     p.step("wait 0.5")  # physics accepts the mirrored collider
     assert p.physics.bodies["chair_1"]
 
 
 def test_mechanism_one_way_lets_in_and_traps(make_env):
     shed = box("shed", (3.0, 3.0, 2.5), (4.0, 0.0, 0.0), material="wood")
-    eff = Effect(kind="set_mechanism", target="shed", mechanism="one_way", normal=(-1.0, 0.0))  # enter from the west
+    eff = Effect(
+        kind="set_mechanism", target="shed", mechanism="one_way", normal=(-1.0, 0.0)
+    )  # enter from the west
     c, p = pair(make_env, [shed], [eff], ["shed"])
     assert "blocked" in c.step("move 4").outcome
     r = p.step("move 4")  # walks in through the west face
@@ -390,7 +480,9 @@ def test_mechanism_one_way_lets_in_and_traps(make_env):
 
 def test_one_way_other_sides_still_block(make_env):
     shed = box("shed", (3.0, 3.0, 2.5), (4.0, 0.0, 0.0), material="wood")
-    eff = Effect(kind="set_mechanism", target="shed", mechanism="one_way", normal=(0.0, 1.0))  # enter from the north
+    eff = Effect(
+        kind="set_mechanism", target="shed", mechanism="one_way", normal=(0.0, 1.0)
+    )  # enter from the north
     _, p = pair(make_env, [shed], [eff], ["shed"])
     assert "blocked" in p.step("move 4").outcome
 
@@ -408,11 +500,17 @@ def test_no_vtk_errors_with_special_actors(make_env):
 
     out = vtk.vtkStringOutputWindow()
     vtk.vtkOutputWindow.SetInstance(out)
-    objs = [_shadow_scene()[0], chair("chair_1", (8.0, 0.0, 0.0)), box("crate", (0.6, 0.6, 0.6), (4.0, 2.0, 0.0))]
-    effs = [Effect(kind="set_shadow", target="block", casts_shadow=True, shadow_offset=(1.0, 1.0)),
-            Effect(kind="set_render", target="chair_1", render="lod_proxy"),
-            Effect(kind="set_render", target="crate", render="xray"),
-            Effect(kind="set_visible", target="crate", visible=False, casts_shadow=True)]
+    objs = [
+        _shadow_scene()[0],
+        chair("chair_1", (8.0, 0.0, 0.0)),
+        box("crate", (0.6, 0.6, 0.6), (4.0, 2.0, 0.0)),
+    ]
+    effs = [
+        Effect(kind="set_shadow", target="block", casts_shadow=True, shadow_offset=(1.0, 1.0)),
+        Effect(kind="set_render", target="chair_1", render="lod_proxy"),
+        Effect(kind="set_render", target="crate", render="xray"),
+        Effect(kind="set_visible", target="crate", visible=False, casts_shadow=True),
+    ]
     _, p = pair(make_env, objs, effs, ["block"])
     p.step("turn 20")
     assert "ERR" not in out.GetOutput() and "error" not in out.GetOutput().lower()

@@ -35,7 +35,9 @@ def test_push_is_force_limited_heavy_objects_block_the_agent(make_env):
     env = make_env(task([bin_("bin_1", (1.2, 0.0, 0.0), mass=200.0)]))
     r = env.step("move 3")
     assert "blocked" in r.outcome and r.pose.x < 0.7  # stopped at the bin (0.25 + 0.3 m from its centre)
-    assert env.world.get("bin_1").position[0] == pytest.approx(1.2, abs=0.01)  # 250 N does not beat its friction
+    assert env.world.get("bin_1").position[0] == pytest.approx(
+        1.2, abs=0.01
+    )  # 250 N does not beat its friction
 
 
 def test_a_nearly_weightless_object_is_shoved_away(make_env):
@@ -44,7 +46,9 @@ def test_a_nearly_weightless_object_is_shoved_away(make_env):
         env.step("move 1.5")
         env.step("wait 2")
     x_light, x_normal = (e.world.get("bin_1").position[0] for e in (light, normal))
-    assert 1.9 < x_normal < 2.6  # pushed along at walking pace (0.85 m after contact), then it slides a little
+    assert (
+        1.9 < x_normal < 2.6
+    )  # pushed along at walking pace (0.85 m after contact), then it slides a little
     assert x_light > x_normal + 1.0  # shoved off ahead of the agent
 
 
@@ -85,7 +89,9 @@ def test_bounds_stop_the_agent(make_env):
 
 
 def test_hole_lets_agent_fall(make_env):
-    t = task([], anomalies=[anomaly([Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 1.0))])])
+    t = task(
+        [], anomalies=[anomaly([Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 1.0))])]
+    )
     env = make_env(t)
     r = env.step("move 2")
     assert r.pose.z < -1.0
@@ -106,14 +112,24 @@ def test_poses_are_deterministic(make_env):
 
 def test_statically_displaced_dynamic_objects_stay_put(make_env):
     """A floated or interpenetrating dynamic object keeps the pose its static anomaly gave it."""
-    t = task([bin_("bin_1", (2.0, 0.0, 0.0)), bin_("bin_2", (5.0, 0.0, 0.0)), bin_("bin_3", (5.0, 3.0, 0.0))],
-             anomalies=[anomaly([Effect(kind="set_pose", target="bin_1", position=(2.0, 0.0, 0.5)),
-                                 Effect(kind="set_pose", target="bin_3", position=(5.3, 0.0, 0.0))])])
+    t = task(
+        [bin_("bin_1", (2.0, 0.0, 0.0)), bin_("bin_2", (5.0, 0.0, 0.0)), bin_("bin_3", (5.0, 3.0, 0.0))],
+        anomalies=[
+            anomaly(
+                [
+                    Effect(kind="set_pose", target="bin_1", position=(2.0, 0.0, 0.5)),
+                    Effect(kind="set_pose", target="bin_3", position=(5.3, 0.0, 0.0)),
+                ]
+            )
+        ],
+    )
     env = make_env(t)
     env.step("wait 2")
     assert env.world.get("bin_1").position[2] == pytest.approx(0.5, abs=1e-9)
     assert env.world.get("bin_3").position[0] == pytest.approx(5.3, abs=1e-9)
-    assert env.world.get("bin_2").position[0] == pytest.approx(5.0, abs=0.005)  # woken but held by the frozen one
+    assert env.world.get("bin_2").position[0] == pytest.approx(
+        5.0, abs=0.005
+    )  # woken but held by the frozen one
     assert "blocked" in env.step("move 2").outcome  # still solid
 
 
@@ -129,9 +145,17 @@ def test_dynamic_objects_sleep_until_touched(make_env):
 def test_queries_support_gap_and_penetration(make_env):
     from wac.runtime import queries
 
-    t = task([box("a", (1.0, 1.0, 1.0), (3.0, 0.0, 0.0)), box("b", (1.0, 1.0, 1.0), (3.0, 3.0, 0.0))],
-             anomalies=[anomaly([Effect(kind="set_pose", target="a", position=(3.0, 0.0, 0.4)),
-                                 Effect(kind="set_pose", target="b", position=(3.0, 0.7, 0.4))])])
+    t = task(
+        [box("a", (1.0, 1.0, 1.0), (3.0, 0.0, 0.0)), box("b", (1.0, 1.0, 1.0), (3.0, 3.0, 0.0))],
+        anomalies=[
+            anomaly(
+                [
+                    Effect(kind="set_pose", target="a", position=(3.0, 0.0, 0.4)),
+                    Effect(kind="set_pose", target="b", position=(3.0, 0.7, 0.4)),
+                ]
+            )
+        ],
+    )
     c, p = make_env(t, "clean"), make_env(t)
     assert queries.support_gap(c, "a") == pytest.approx(0.0, abs=0.01)
     assert queries.support_gap(p, "a") == pytest.approx(0.4, abs=0.01)

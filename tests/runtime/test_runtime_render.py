@@ -33,12 +33,14 @@ def _ground_pixel(r: Renderer, cam: Camera, point) -> np.ndarray:
     """Colour of the frame where a world point projects (centre camera on it)."""
     img = r.render(look_at(cam.eye, point, 40.0))
     h, w = r.height // 2, r.width // 2
-    return img[h - 4:h + 4, w - 4:w + 4].reshape(-1, 3).astype(float).mean(axis=0)
+    return img[h - 4 : h + 4, w - 4 : w + 4].reshape(-1, 3).astype(float).mean(axis=0)
 
 
 def test_sun_casts_real_shadows_headless():
     # sun from +x at 45 deg: a 2 m box at x=0 shadows the ground around x = -1.5
-    w = World(task([box("block", (1.0, 1.0, 2.0), (0.0, 0.0, 0.0))], sun=Sun(azimuth_deg=0.0, elevation_deg=45.0)))
+    w = World(
+        task([box("block", (1.0, 1.0, 2.0), (0.0, 0.0, 0.0))], sun=Sun(azimuth_deg=0.0, elevation_deg=45.0))
+    )
     r = Renderer(w, 160, 120)
     try:
         shaded = _ground_pixel(r, Camera((-6.0, -6.0, 4.0), 0, 0), (-1.5, 0.0, 0.0))
@@ -62,8 +64,12 @@ def test_shadow_maps_are_reused_when_nothing_moves():
 
 
 def test_lit_lamp_bulb_glows_and_dark_one_does_not():
-    w = World(task([lamp("on", (4.0, -1.0, 0.0), lit=True), lamp("off", (4.0, 1.0, 0.0), lit=False)],
-                   sun=Sun(elevation_deg=50.0, intensity=0.2)))
+    w = World(
+        task(
+            [lamp("on", (4.0, -1.0, 0.0), lit=True), lamp("off", (4.0, 1.0, 0.0), lit=False)],
+            sun=Sun(elevation_deg=50.0, intensity=0.2),
+        )
+    )
     r = Renderer(w, 320, 240)
     try:
         cam = look_at((0.0, 0.0, 2.7), (4.0, 0.0, 2.75), 60.0)
@@ -113,13 +119,24 @@ def test_mesh_asset_from_bundle_dir(tmp_path, make_env):
 
     (tmp_path / "assets").mkdir()
     trimesh.creation.icosphere(subdivisions=1, radius=3.0).export(tmp_path / "assets" / "abc.obj")
-    rock = obj("rock", [Part(id="body", shape="mesh", mesh="abc", size=(1.0, 1.0, 1.0), material="stone")], (3.0, 0.0, 0.0))
-    t = task([rock]).model_copy(update={"assets": (Asset(id="abc", file="assets/abc.obj", format="obj", source="x.obj"),)})
+    rock = obj(
+        "rock",
+        [Part(id="body", shape="mesh", mesh="abc", size=(1.0, 1.0, 1.0), material="stone")],
+        (3.0, 0.0, 0.0),
+    )
+    t = task([rock]).model_copy(
+        update={"assets": (Asset(id="abc", file="assets/abc.obj", format="obj", source="x.obj"),)}
+    )
     (tmp_path / "task.json").write_text(t.model_dump_json())
     env = make_env(tmp_path)
     lo, hi = env.world.aabb(env.world.get("rock"))
-    assert np.allclose(hi - lo, 1.0, atol=0.02) and lo[2] == pytest.approx(0.0, abs=1e-6)  # fitted to size, base at z=0
-    assert env.render_ids()[60, 80] == env.object_index("rock") or (env.render_ids() == env.object_index("rock")).any()
+    assert np.allclose(hi - lo, 1.0, atol=0.02) and lo[2] == pytest.approx(
+        0.0, abs=1e-6
+    )  # fitted to size, base at z=0
+    assert (
+        env.render_ids()[60, 80] == env.object_index("rock")
+        or (env.render_ids() == env.object_index("rock")).any()
+    )
     assert "blocked" in env.step("move 4").outcome
 
 

@@ -14,7 +14,12 @@ from wac.runtime.render import look_at
 
 SUN_AZ, SUN_EL = 135.0, 50.0
 OFFSET = (2.5, -1.5)
-TARGETS = {"car_1": (-12.0, -12.0), "crate_1": (12.0, -12.0), "column_1": (-12.0, 12.0), "tree_1": (12.0, 12.0)}
+TARGETS = {
+    "car_1": (-12.0, -12.0),
+    "crate_1": (12.0, -12.0),
+    "column_1": (-12.0, 12.0),
+    "tree_1": (12.0, 12.0),
+}
 
 SCENE = f"""
 scene lot {{
@@ -34,7 +39,9 @@ scene lot {{
 
 
 def _task(name: str, op: str) -> str:
-    lines = "\n".join(f"    anomaly {op} {oid}" + (f" by {OFFSET}" if op == "displace_shadow" else "") for oid in TARGETS)
+    lines = "\n".join(
+        f"    anomaly {op} {oid}" + (f" by {OFFSET}" if op == "displace_shadow" else "") for oid in TARGETS
+    )
     return f'import "../scenes/lot.wa"\ntask {name} on lot {{\n    difficulty easy\n    multi_anomaly yes\n{lines}\n}}\n'
 
 
@@ -55,7 +62,12 @@ def tasks(tmp_path_factory):
     return {tid: CompiledTask.model_validate_json(files["task.json"]) for tid, files in res.tasks.items()}
 
 
-VIEW = {"car_1": (1.5, 8.0), "crate_1": (0.8, 4.0), "column_1": (2.5, 8.0), "tree_1": (3.5, 11.0)}  # aim, distance (m)
+VIEW = {
+    "car_1": (1.5, 8.0),
+    "crate_1": (0.8, 4.0),
+    "column_1": (2.5, 8.0),
+    "tree_1": (3.5, 11.0),
+}  # aim, distance (m)
 
 
 def _camera(oid: str):
@@ -88,10 +100,17 @@ def _footprint(env, oid: str, offset=(0.0, 0.0)):
     import shapely
 
     lo, hi = env.world.aabb(env.world.get(oid))
-    d = np.array([np.cos(np.radians(SUN_EL)) * np.cos(np.radians(SUN_AZ)),
-                  np.cos(np.radians(SUN_EL)) * np.sin(np.radians(SUN_AZ)), np.sin(np.radians(SUN_EL))])
+    d = np.array(
+        [
+            np.cos(np.radians(SUN_EL)) * np.cos(np.radians(SUN_AZ)),
+            np.cos(np.radians(SUN_EL)) * np.sin(np.radians(SUN_AZ)),
+            np.sin(np.radians(SUN_EL)),
+        ]
+    )
     corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-    flat = np.vstack([corners[:, :2], (corners - (corners[:, 2] / d[2])[:, None] * d)[:, :2]]) + np.asarray(offset)
+    flat = np.vstack([corners[:, :2], (corners - (corners[:, 2] / d[2])[:, None] * d)[:, :2]]) + np.asarray(
+        offset
+    )
     region = shapely.MultiPoint(flat).convex_hull.buffer(0.3)
     return lambda xy: shapely.contains_xy(region, xy[..., 0], xy[..., 1])
 
@@ -110,14 +129,19 @@ def views(tasks):
     """Per target: (clean, shadow removed, shadow displaced) frames, ids and depth, 320 x 240."""
     from wac.runtime.env import WorldEnv
 
-    envs = {"clean": WorldEnv(tasks["gone"], variant="clean", width=320, height=240, film_interval_s=None),
-            "gone": WorldEnv(tasks["gone"], variant="perturbed", width=320, height=240, film_interval_s=None),
-            "moved": WorldEnv(tasks["moved"], variant="perturbed", width=320, height=240, film_interval_s=None)}
+    envs = {
+        "clean": WorldEnv(tasks["gone"], variant="clean", width=320, height=240, film_interval_s=None),
+        "gone": WorldEnv(tasks["gone"], variant="perturbed", width=320, height=240, film_interval_s=None),
+        "moved": WorldEnv(tasks["moved"], variant="perturbed", width=320, height=240, film_interval_s=None),
+    }
     try:
         out = {}
         for oid in TARGETS:
             cam = _camera(oid)
-            out[oid] = {k: (e.renderer.render(cam), *e.renderer.render_ids(cam, with_depth=True)) for k, e in envs.items()}
+            out[oid] = {
+                k: (e.renderer.render(cam), *e.renderer.render_ids(cam, with_depth=True))
+                for k, e in envs.items()
+            }
             out[oid]["cam"] = cam
         out["env"] = envs["clean"]
         yield out
@@ -175,7 +199,7 @@ def _patch(env, eye, target, fov=10.0) -> float:
     """Mean colour of the frame's centre looking from `eye` at `target`."""
     img = env.renderer.render(look_at(eye, target, fov))
     h, w = img.shape[0] // 2, img.shape[1] // 2
-    return float(img[h - 4:h + 4, w - 4:w + 4].astype(float).mean())
+    return float(img[h - 4 : h + 4, w - 4 : w + 4].astype(float).mean())
 
 
 def test_every_lamp_shades_with_its_own_map(make_env):
@@ -184,11 +208,19 @@ def test_every_lamp_shades_with_its_own_map(make_env):
     gave every lamp the map of the one before it)."""
     from rt_scenes import box, lamp, task
 
-    t = task([lamp("lamp_a", (0.0, -4.0, 0.0)), lamp("lamp_b", (0.0, 4.0, 0.0)),
-              box("block", (0.4, 0.4, 1.0), (1.0, 4.0, 0.0))])
+    t = task(
+        [
+            lamp("lamp_a", (0.0, -4.0, 0.0)),
+            lamp("lamp_b", (0.0, 4.0, 0.0)),
+            box("block", (0.4, 0.4, 1.0), (1.0, 4.0, 0.0)),
+        ]
+    )
     t = t.model_copy(update={"scene": t.scene.model_copy(update={"sun": None})})
     env = make_env(t, "clean")
-    behind, mirror = _patch(env, (1.6, 1.0, 5.0), (1.6, 4.0, 0.0)), _patch(env, (-1.6, 1.0, 5.0), (-1.6, 4.0, 0.0))
+    behind, mirror = (
+        _patch(env, (1.6, 1.0, 5.0), (1.6, 4.0, 0.0)),
+        _patch(env, (-1.6, 1.0, 5.0), (-1.6, 4.0, 0.0)),
+    )
     assert behind < 0.8 * mirror
 
 
@@ -198,10 +230,18 @@ def test_lamp_that_lights_nothing_looks_as_lit_as_in_the_clean_world(make_env):
 
     from wac.bundle.model import Effect, Emitter, Part, Sun
 
-    parts = [Part(id="pole", shape="cylinder", size=(0.12, 0.12, 2.6), material="metal"),
-             Part(id="bulb", shape="sphere", size=(0.3, 0.3, 0.3), position=(0, 0, 2.6), material="bulb",
-                  emitter=Emitter(intensity=1.5, range_m=8.0)),
-             Part(id="hood", shape="box", size=(0.8, 0.8, 0.06), position=(0, 0, 3.0), material="metal")]
+    parts = [
+        Part(id="pole", shape="cylinder", size=(0.12, 0.12, 2.6), material="metal"),
+        Part(
+            id="bulb",
+            shape="sphere",
+            size=(0.3, 0.3, 0.3),
+            position=(0, 0, 2.6),
+            material="bulb",
+            emitter=Emitter(intensity=1.5, range_m=8.0),
+        ),
+        Part(id="hood", shape="box", size=(0.8, 0.8, 0.06), position=(0, 0, 3.0), material="metal"),
+    ]
     lantern = obj("lamp_1", parts, (3.0, 0.0, 0.0), name="lantern", kind="lamp", lit=True)
     eff = Effect(kind="set_light", target="lamp_1", lit=True, illuminates=False)
     t = task([lantern], anomalies=[anomaly([eff], ["lamp_1"])], sun=Sun(elevation_deg=50.0, intensity=0.05))

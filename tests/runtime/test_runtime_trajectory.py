@@ -23,8 +23,17 @@ def _bundle(tmp_path, t):
 
 def _hide_task():
     crate = box("crate", (0.6, 0.6, 0.6), (5.0, 0.0, 0.0), material="wood")
-    return task([crate], anomalies=[anomaly([Effect(kind="remove_object", target="crate")], ["crate"],
-                                            Trigger(kind=TriggerKind.look_away), operator="hide")])
+    return task(
+        [crate],
+        anomalies=[
+            anomaly(
+                [Effect(kind="remove_object", target="crate")],
+                ["crate"],
+                Trigger(kind=TriggerKind.look_away),
+                operator="hide",
+            )
+        ],
+    )
 
 
 def test_record_read_and_replay(tmp_path):
@@ -49,26 +58,53 @@ def test_record_read_and_replay(tmp_path):
 
 def test_events_say_whether_the_target_was_in_view_when_the_trigger_fired(tmp_path):
     # look_away fires once the crate is out of view; an `after` trigger fires in plain view
-    seen = task([box("crate", (0.6, 0.6, 0.6), (5.0, 0.0, 0.0), material="wood")],
-                anomalies=[anomaly([Effect(kind="remove_object", target="crate")], ["crate"],
-                                   Trigger(kind=TriggerKind.after, after_s=0.5, only_unseen=False), operator="hide")])
+    seen = task(
+        [box("crate", (0.6, 0.6, 0.6), (5.0, 0.0, 0.0), material="wood")],
+        anomalies=[
+            anomaly(
+                [Effect(kind="remove_object", target="crate")],
+                ["crate"],
+                Trigger(kind=TriggerKind.after, after_s=0.5, only_unseen=False),
+                operator="hide",
+            )
+        ],
+    )
     runs = {}
-    for name, t, acts in (("away", _hide_task(), ("move 2", "turn 150", "wait 1")), ("seen", seen, ("wait 1",))):
+    for name, t, acts in (
+        ("away", _hide_task(), ("move 2", "turn 150", "wait 1")),
+        ("seen", seen, ("wait 1",)),
+    ):
         out = tmp_path / name
         env = WorldEnv(t, "perturbed", width=160, height=120, film_interval_s=None, record_dir=out)
         for a in acts:
             env.step(a)
         env.close()
         runs[name] = [e for e in read_trajectory(out).events if e["event"] == "fired"]
-        assert [e.target_in_view for e in env.events if e.event == "fired"] == [e["target_in_view"] for e in runs[name]]
+        assert [e.target_in_view for e in env.events if e.event == "fired"] == [
+            e["target_in_view"] for e in runs[name]
+        ]
     assert [e["target_in_view"] for e in runs["away"]] == [False]  # an existence change out of view
     assert [e["target_in_view"] for e in runs["seen"]] == [True]
 
 
 def test_play_command(tmp_path, capsys):
     b = _bundle(tmp_path, _hide_task())
-    rc = commands.main(["play", str(b), "--variant", "clean", "--actions", "move 3; turn 135; wait 1; turn 999",
-                        "--out", str(tmp_path / "p"), "--width", "160", "--height", "120"])
+    rc = commands.main(
+        [
+            "play",
+            str(b),
+            "--variant",
+            "clean",
+            "--actions",
+            "move 3; turn 135; wait 1; turn 999",
+            "--out",
+            str(tmp_path / "p"),
+            "--width",
+            "160",
+            "--height",
+            "120",
+        ]
+    )
     text = capsys.readouterr().out
     assert rc == 0
     assert "move forward 3.00 m" in text and "ERROR" in text and "between -180 and 180" in text
@@ -79,7 +115,9 @@ def test_render_command(tmp_path):
     b = _bundle(tmp_path, showcase())
     parser = argparse.ArgumentParser()
     commands.register(parser.add_subparsers(dest="cmd"))
-    args = parser.parse_args(["render", str(b), "--out", str(tmp_path / "r"), "--width", "160", "--height", "120"])
+    args = parser.parse_args(
+        ["render", str(b), "--out", str(tmp_path / "r"), "--width", "160", "--height", "120"]
+    )
     assert args.func(args) == 0
     names = sorted(p.name for p in (tmp_path / "r").glob("*.png"))
     assert names == ["overview_1.png", "overview_2.png", "overview_3.png", "overview_4.png", "start.png"]

@@ -24,44 +24,64 @@ def test_always_is_on_at_load():
 
 
 def test_revisit_needs_sighting_then_time_away_and_fires_unseen():
-    out, st = run(Trigger(kind=TriggerKind.revisit, away_s=2.0),
-                  [pc(0), pc(1), pc(2, True), pc(3), pc(3.9), pc(4.1), pc(9)])
+    out, st = run(
+        Trigger(kind=TriggerKind.revisit, away_s=2.0),
+        [pc(0), pc(1), pc(2, True), pc(3), pc(3.9), pc(4.1), pc(9)],
+    )
     assert out == [None, None, None, None, None, "on", None]
     assert st.fired == 1
 
 
 def test_revisit_by_distance_moved():
-    out, _ = run(Trigger(kind=TriggerKind.revisit, leave_m=3.0),
-                 [pc(0, True, xy=(0, 0)), pc(1, xy=(1, 0)), pc(20, xy=(2.9, 0)), pc(21, xy=(3.1, 0))])
+    out, _ = run(
+        Trigger(kind=TriggerKind.revisit, leave_m=3.0),
+        [pc(0, True, xy=(0, 0)), pc(1, xy=(1, 0)), pc(20, xy=(2.9, 0)), pc(21, xy=(3.1, 0))],
+    )
     assert out == [None, None, None, "on"]
 
 
 def test_revisit_seen_within():
-    out, _ = run(Trigger(kind=TriggerKind.revisit, away_s=1.0, seen_within_m=4.0),
-                 [pc(0, True, dist=10), pc(5), pc(6, True, dist=3), pc(8)])
+    out, _ = run(
+        Trigger(kind=TriggerKind.revisit, away_s=1.0, seen_within_m=4.0),
+        [pc(0, True, dist=10), pc(5), pc(6, True, dist=3), pc(8)],
+    )
     assert out == [None, None, None, "on"]
 
 
 def test_revisit_repeat_toggles():
-    out, _ = run(Trigger(kind=TriggerKind.revisit, away_s=1.0, repeat=True),
-                 [pc(0, True), pc(2), pc(3, True), pc(5)])
+    out, _ = run(
+        Trigger(kind=TriggerKind.revisit, away_s=1.0, repeat=True), [pc(0, True), pc(2), pc(3, True), pc(5)]
+    )
     assert out == [None, "on", None, "off"]
 
 
 def test_look_away_fires_on_transition():
-    out, _ = run(Trigger(kind=TriggerKind.look_away), [pc(0), pc(1, True), pc(2, True), pc(3), pc(4, True), pc(5)])
+    out, _ = run(
+        Trigger(kind=TriggerKind.look_away), [pc(0), pc(1, True), pc(2, True), pc(3), pc(4, True), pc(5)]
+    )
     assert out == [None, None, None, "on", None, None]
 
 
 def test_look_away_seen_within():
-    out, _ = run(Trigger(kind=TriggerKind.look_away, seen_within_m=4.0),
-                 [pc(0, True, dist=10), pc(1, dist=10), pc(2, True, dist=3), pc(3, True, dist=6), pc(4, dist=6)])
+    out, _ = run(
+        Trigger(kind=TriggerKind.look_away, seen_within_m=4.0),
+        [pc(0, True, dist=10), pc(1, dist=10), pc(2, True, dist=3), pc(3, True, dist=6), pc(4, dist=6)],
+    )
     assert out == [None, None, None, None, "on"]
 
 
 def test_leave_enter_then_exit_deferred_while_in_view():
-    out, _ = run(Trigger(kind=TriggerKind.leave, enter_m=3, exit_m=8),
-                 [pc(0, dist=10), pc(1, dist=2), pc(2, dist=5), pc(3, True, dist=9), pc(4, True, dist=9), pc(5, dist=9)])
+    out, _ = run(
+        Trigger(kind=TriggerKind.leave, enter_m=3, exit_m=8),
+        [
+            pc(0, dist=10),
+            pc(1, dist=2),
+            pc(2, dist=5),
+            pc(3, True, dist=9),
+            pc(4, True, dist=9),
+            pc(5, dist=9),
+        ],
+    )
     assert out == [None, None, None, "deferred", None, "on"]
 
 
@@ -79,21 +99,31 @@ def test_every_toggles():
 
 
 def test_beyond_and_within_with_hysteresis():
-    out, _ = run(Trigger(kind=TriggerKind.beyond, distance_m=6), [pc(0, dist=d) for d in (5, 6.1, 6.3, 5.9, 5.7, 6.3)])
+    out, _ = run(
+        Trigger(kind=TriggerKind.beyond, distance_m=6), [pc(0, dist=d) for d in (5, 6.1, 6.3, 5.9, 5.7, 6.3)]
+    )
     assert out == [None, None, "on", None, "off", "on"]
-    out, _ = run(Trigger(kind=TriggerKind.within, distance_m=3), [pc(0, dist=d) for d in (5, 2.9, 2.7, 3.1, 3.3)])
+    out, _ = run(
+        Trigger(kind=TriggerKind.within, distance_m=3), [pc(0, dist=d) for d in (5, 2.9, 2.7, 3.1, 3.3)]
+    )
     assert out == [None, None, "on", None, "off"]
 
 
 def test_contact_and_interact_fire_on_rising_edge():
-    out, st = run(Trigger(kind=TriggerKind.contact), [pc(0), pc(1, contact=True), pc(2, contact=True), pc(3), pc(4, contact=True)])
+    out, st = run(
+        Trigger(kind=TriggerKind.contact),
+        [pc(0), pc(1, contact=True), pc(2, contact=True), pc(3), pc(4, contact=True)],
+    )
     assert out == [None, "on", None, None, None] and st.fired == 1
-    out, _ = run(Trigger(kind=TriggerKind.interact, repeat=True),
-                 [pc(0, interacted=True), pc(1), pc(2, interacted=True)])
+    out, _ = run(
+        Trigger(kind=TriggerKind.interact, repeat=True),
+        [pc(0, interacted=True), pc(1), pc(2, interacted=True)],
+    )
     assert out == ["on", None, "on"]
 
 
 # --- end to end ------------------------------------------------------------------------------------
+
 
 def _crate_task(trigger, effects=None):
     crate = box("crate", (0.6, 0.6, 0.6), (5.0, 0.0, 0.0), material="wood")
@@ -160,9 +190,17 @@ def test_every_in_world(make_env):
 
 
 def test_contact_in_world(make_env):
-    t = task([bin_("bin_1", (1.5, 0.0, 0.0))], anomalies=[anomaly(
-        [Effect(kind="set_physics", target="bin_1", impulse=(0.0, 0.0, 80.0))], ["bin_1"],
-        Trigger(kind=TriggerKind.contact), operator="launch")])
+    t = task(
+        [bin_("bin_1", (1.5, 0.0, 0.0))],
+        anomalies=[
+            anomaly(
+                [Effect(kind="set_physics", target="bin_1", impulse=(0.0, 0.0, 80.0))],
+                ["bin_1"],
+                Trigger(kind=TriggerKind.contact),
+                operator="launch",
+            )
+        ],
+    )
     env = make_env(t)
     env.step("move 1.5")
     assert env.trigger_count() == 1
@@ -172,8 +210,16 @@ def test_contact_in_world(make_env):
 
 def test_interact_trigger_in_world(make_env):
     crate = box("crate", (0.6, 0.6, 2.0), (1.5, 0.0, 0.0), material="wood", interactions=("push",))
-    t = task([crate], anomalies=[anomaly([Effect(kind="set_material", target="crate", material="red")], ["crate"],
-                                         Trigger(kind=TriggerKind.interact))])
+    t = task(
+        [crate],
+        anomalies=[
+            anomaly(
+                [Effect(kind="set_material", target="crate", material="red")],
+                ["crate"],
+                Trigger(kind=TriggerKind.interact),
+            )
+        ],
+    )
     env = make_env(t)
     env.step("interact")
     assert env.world.get("crate").parts["body"].material == "red"

@@ -23,11 +23,21 @@ EXAMPLES = ROOT / "taxonomy" / "examples"
 DOC = ROOT / "docs" / "taxonomy.md"
 
 CODES = {
-    "missing_support": "SP-MS", "intersection": "SP-IO", "scale": "SP-SC",
-    "missing_collision": "IP-MC", "unexpected_collision": "IP-UC", "abnormal_trajectory": "IP-AT",
-    "visibility": "SpC-V", "view_dependent": "SpC-VD", "shadow_lighting": "SpC-SL", "material": "SpC-M",
-    "existence": "TC-E", "static_attribute": "TC-SA", "operational_state": "TC-OS",
-    "improper_configuration": "SeC-IC", "historical": "SeC-HI",
+    "missing_support": "SP-MS",
+    "intersection": "SP-IO",
+    "scale": "SP-SC",
+    "missing_collision": "IP-MC",
+    "unexpected_collision": "IP-UC",
+    "abnormal_trajectory": "IP-AT",
+    "visibility": "SpC-V",
+    "view_dependent": "SpC-VD",
+    "shadow_lighting": "SpC-SL",
+    "material": "SpC-M",
+    "existence": "TC-E",
+    "static_attribute": "TC-SA",
+    "operational_state": "TC-OS",
+    "improper_configuration": "SeC-IC",
+    "historical": "SeC-HI",
 }
 NAMES = {
     "missing_support": "Missing support / floating",
@@ -47,8 +57,18 @@ NAMES = {
     "historical": "Historical incompatibility",
 }
 EVIDENCE = {"single_view", "several_views", "interaction", "revisit", "time"}
-PLANS = {"view", "view_side", "walk_through", "walk_along", "push", "revisit", "watch", "near_far",
-         "occluded_view", "interact"}
+PLANS = {
+    "view",
+    "view_side",
+    "walk_through",
+    "walk_along",
+    "push",
+    "revisit",
+    "watch",
+    "near_far",
+    "occluded_view",
+    "interact",
+}
 LEADING = set(LEADING_TRIGGERS)
 
 REG = registry()
@@ -129,7 +149,10 @@ def _anomalies(path: Path) -> tuple[list[S.Statement], list[S.Statement]]:
     tree = parse(decode(path.read_bytes(), str(path), path))
     tasks = [s for s in tree.statements if isinstance(s.head, S.Name) and s.head.text == "task"]
     return tasks, [
-        st for t in tasks for st in (t.block or ()) if isinstance(st.head, S.Name) and st.head.text == "anomaly"
+        st
+        for t in tasks
+        for st in (t.block or ())
+        if isinstance(st.head, S.Name) and st.head.text == "anomaly"
     ]
 
 
