@@ -13,6 +13,7 @@ from wac.bundle import model as B
 from wac.compiler import nodes as N
 from wac.compiler import schema as T
 from wac.compiler.diagnostics import Collector, did_you_mean
+from wac.compiler.generate import fixed_objects, scattered_objects
 from wac.compiler.layout import Layout, world_bounds
 from wac.compiler.values import Evaluator
 
@@ -299,8 +300,20 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
         for vals in sc.get("interact", {}).get("_all", []):
             if vals.get("object") and vals.get("action"):
                 interact.setdefault(vals["object"], set()).add(vals["action"])
-        things = [(t, scene_decl.span.source.path) for t in scene_decl.body.things]
+        path = scene_decl.span.source.path
+        things = [(t, path) for t in scene_decl.body.things]
+        things += fixed_objects(scene_decl.body, path, layout, sdiag)  # rows, grids, rings, rooms
         objects = place_objects(things, layout, sdiag, interact)
+        objects, scattered = scattered_objects(
+            scene_decl.body,
+            path,
+            layout,
+            sdiag,
+            objects,
+            (sc.get("start") or {}).get("at"),
+            lambda new, old: place_objects(new, layout, sdiag, interact, existing=old),
+        )
+        things += scattered
         for vals in sc.get("interact", {}).get("_all", []):
             oid = vals.get("object")
             if oid and oid not in objects and not any(t.id == oid for t, _ in things):
@@ -318,15 +331,22 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
                     vals["_span"],
                     did_you_mean(vals["object"], objects),
                 )
-        memo[key] = (sc, objects, dict(layout.materials.used), dict(layout.assets), tuple(sdiag.items))
-    sc, objects, materials, assets, diags = memo[key]
+        memo[key] = (
+            sc,
+            objects,
+            dict(layout.materials.used),
+            dict(layout.assets),
+            tuple(sdiag.items),
+            tuple(things),
+        )
+    sc, objects, materials, assets, diags, things = memo[key]
     layout.materials.used.update(materials)
     layout.assets.update(assets)
-    return sc, dict(objects), diags
+    return sc, dict(objects), diags, list(things)
 
 
 def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag: Collector) -> Built | None:
-    sc, objects, scene_diags = _scene_objects(scene_decl, layout)
+    sc, objects, scene_diags, scene_things = _scene_objects(scene_decl, layout)
     diag.items.extend(scene_diags)
     tk = settings(task.body, "task", Evaluator(diag))
     interact: dict[str, set[str]] = {}
@@ -341,15 +361,26 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
                     "interactions": tuple(sorted(set(o.interactions) | {B.Interaction(a) for a in actions}))
                 }
             )
-    task_things = [(t, task.span.source.path) for t in task.body.things]
+    tpath = task.span.source.path
+    task_things = [(t, tpath) for t in task.body.things] + fixed_objects(task.body, tpath, layout, diag)
     objects = place_objects(task_things, layout, diag, interact, existing=objects)
+    objects, scattered = scattered_objects(
+        task.body,
+        tpath,
+        layout,
+        diag,
+        objects,
+        ((tk.get("start") or sc.get("start")) or {}).get("at"),
+        lambda new, old: place_objects(new, layout, diag, interact, existing=old),
+    )
+    task_things += scattered
     for vals in tk.get("interact", {}).get("_all", []):
         oid = vals.get("object")
         if oid and oid not in objects and not any(t.id == oid for t, _ in task_things):
             diag.error(
                 "E425", f"`interact` names unknown object `{oid}`", vals["_span"], did_you_mean(oid, objects)
             )
-    things = [(t, scene_decl.span.source.path) for t in scene_decl.body.things] + task_things
+    things = scene_things + task_things
     expl = exploration(sc, tk, diag, task.span)
     ground = sc.get("ground", {})
     ground_mat = ground.get("material") or "grass"

@@ -112,7 +112,13 @@ class _Elaborator:
         anomalies: list[N.Anomaly] = []
         seen: dict[str, Span] = {}
         thing_clauses = schema.PART_CLAUSE_MAP if context == "prefab" else None
+        generators: list[N.Generator] = []
         for st in block or ():
+            if context in ("scene", "task") and _generator_head(st):
+                g = self.generator(st)
+                if g:
+                    generators.append(g)
+                continue
             if st.label is not None:
                 if context not in ("scene", "task", "prefab"):
                     self.diag.error("E106", f"labels are not allowed in {owner}", st.label.span)
@@ -164,7 +170,77 @@ class _Elaborator:
             if st.block is not None:
                 clauses += self.block_clauses(st.block, allowed, f"`{kw}`")
             settings.append(N.Setting(kw, tuple(args), clauses, st.span))
-        return N.Body(tuple(settings), tuple(things), tuple(anomalies))
+        return N.Body(tuple(settings), tuple(things), tuple(anomalies), tuple(generators))
+
+    # -- generators (row, grid, ring, scatter, room) --------------------------------------
+    def generator(self, st: S.Statement) -> N.Generator | None:
+        head = st.words[0]
+        kw = head.text
+        if st.label is None:
+            self.diag.error(
+                "E116",
+                f"`{kw}` needs a label: the ids of the objects it makes are built from it",
+                head.span,
+                f"write `NAME: {kw} …`, e.g. `lamps: row lamp_post from (0, 0) to (20, 0) every 5 m`"
+                " makes lamps_1, lamps_2, …",
+            )
+            return None
+        spec = schema.GENERATORS[kw]
+        npos = len(spec.positional)
+        args = st.words[1 : 1 + npos]
+        if len(args) < npos or any(
+            t == schema.PREFAB and not isinstance(w, S.Name)
+            for (_, t), w in zip(spec.positional, args, strict=False)
+        ):
+            names = " ".join(n.upper() for n, _ in spec.positional)
+            self.diag.error(
+                "E110",
+                f"`{kw}` needs {npos} argument(s)",
+                head.span,
+                f"write `{st.label.text}: {kw} {names} …`",
+            )
+            return None
+        what = f"`{st.label.text}: {kw}`"
+        clauses = self.clauses(st.words[1 + npos :], None, what)
+        items: list[N.Setting] = []
+        for sub in st.block or ():
+            if kw != "room":
+                if sub.label is None and isinstance(sub.words[0], S.Name):
+                    clauses += self.clauses(sub.words, None, what)
+                else:
+                    self.diag.error("E104", f"unexpected declaration inside {what}", sub.span)
+                continue
+            item = self.room_item(sub, what)
+            if item:
+                items.append(item)
+        return N.Generator(
+            st.label.text, kw, tuple(args), clauses, tuple(items), st.span, st.label.span, head.span
+        )
+
+    def room_item(self, st: S.Statement, what: str) -> N.Setting | None:
+        head = st.words[0]
+        if st.label is not None or not isinstance(head, S.Name) or head.text not in schema.OPENING_CLAUSES:
+            text = head.text if isinstance(head, S.Name) else ""
+            self.diag.error(
+                "E117",
+                f"unknown statement {_describe(head)} in {what}",
+                (st.label or head).span,
+                did_you_mean(text, schema.OPENING_CLAUSES)
+                or "a room's block holds `door SIDE …`, `window SIDE …` and `opening SIDE …`",
+            )
+            return None
+        if len(st.words) < 2 or not isinstance(st.words[1], S.Name | S.Quantity):
+            self.diag.error(
+                "E117",
+                f"`{head.text}` needs the side of the room it is in",
+                head.span,
+                "sides of a rectangle: `s`, `e`, `n`, `w`; of a polygon: 1, 2, … (side 1 runs from its"
+                f" first corner to the second), e.g. `{head.text} s at 1.5 m`",
+            )
+            return None
+        allowed = {c.key: c for c in schema.OPENING_CLAUSES[head.text]}
+        clauses = self.clauses(st.words[2:], allowed, f"`{head.text}`")
+        return N.Setting(head.text, (st.words[1],), clauses, st.span)
 
     # -- anomalies ----------------------------------------------------------------------
     def anomaly(self, st: S.Statement) -> N.Anomaly | None:
@@ -381,6 +457,11 @@ class _Elaborator:
         return N.Module(
             f.source, tuple(imports), tuple(scenes), tuple(tasks), tuple(prefabs), tuple(materials)
         )
+
+
+def _generator_head(st: S.Statement) -> bool:
+    head = st.words[0]
+    return isinstance(head, S.Name) and head.text in schema.GENERATORS
 
 
 def _join(a: Span, b: Span) -> Span:

@@ -67,12 +67,30 @@ class Anomaly:
 
 
 @dataclass(frozen=True, slots=True)
+class Generator:
+    """`LABEL: row|grid|ring|scatter|room …`: a statement that expands into many objects."""
+
+    label: str
+    keyword: str
+    args: tuple[S.Word, ...]  # positional words (prefab, count)
+    clauses: tuple[Clause, ...]  # its own clauses and object clauses passed on to every object
+    items: tuple[Setting, ...]  # a room's `door`, `window` and `opening` statements
+    span: Span = field(compare=False, repr=False)
+    label_span: Span = field(compare=False, repr=False)
+    head_span: Span = field(compare=False, repr=False)
+
+    def clause(self, key: str) -> Clause | None:
+        return next((c for c in self.clauses if c.key == key), None)
+
+
+@dataclass(frozen=True, slots=True)
 class Body:
     """The contents of a scene, task or prefab block."""
 
     settings: tuple[Setting, ...]
     things: tuple[Thing, ...]
     anomalies: tuple[Anomaly, ...] = ()
+    generators: tuple[Generator, ...] = ()
 
     def setting(self, keyword: str) -> Setting | None:
         return next((s for s in self.settings if s.keyword == keyword), None)

@@ -299,6 +299,25 @@ SCENE_STATEMENTS = (
     ),
     Statement("sky", "sky colour", (("color", COLOR),), example='sky "#9ec3e6"'),
     Statement("ambient", "ambient light level", (("level", FRACTION),), example="ambient 0.35"),
+    Statement(
+        "fog",
+        "distance fog: far things fade into the fog colour (underwater, haze, night mist)",
+        (),
+        (
+            _c("color", COLOR, "colour things fade into (default: the sky colour)"),
+            _c("density", NUMBER, "exponential fog: fraction lost per metre", lo=0.0001, hi=5),
+            _c("start", LENGTH, "linear fog: where it begins", lo=0, hi=10000),
+            _c("end", LENGTH, "linear fog: where everything is fog colour", lo=0.1, hi=10000),
+        ),
+        example='fog color "#1d4e6b" start 4 m end 30 m',
+    ),
+    Statement(
+        "tint",
+        "a colour laid over every frame (underwater blue, night blue, sepia haze)",
+        (("color", COLOR),),
+        (_c("strength", FRACTION, "how much of the tint colour is mixed in (default 0.3)", lo=0, hi=1),),
+        example='tint "#2a6f8f" strength 0.35',
+    ),
     Statement("sun", "the sun", (), SUN_CLAUSES, example="sun azimuth 135 deg elevation 50 deg"),
     Statement("no_sun", "an indoor scene without sunlight", (), example="no_sun"),
     Statement("day_night", "a day-night cycle", (), DAY_NIGHT_CLAUSES, example="day_night period 60 s"),
@@ -431,3 +450,107 @@ ENUMS = {
 }
 OBJECT_CLAUSE_MAP = {c.key: c for c in OBJECT_CLAUSES}
 PART_CLAUSE_MAP = {c.key: c for c in PART_CLAUSES}
+
+
+# --- generators: statements that expand into many objects (compiler/placement.py, rooms.py) ----
+# `LABEL: row|grid|ring|scatter|room …` in a scene or task; every generated object's id derives
+# from LABEL (docs/language.md §6a).  Other object clauses (material, color, scale, name, …) are
+# passed on to every generated object.
+FACING = "facing"  # a word (along, across, in, out, random) or a point (x, y) to face
+
+_FACE_DOC = "which way each object faces: a word (see the statement) or a point (x, y)"
+GENERATOR_STATEMENTS = (
+    Statement(
+        "row",
+        "objects evenly spaced on a line: ids LABEL_1 … LABEL_N from `from` to `to`",
+        (("prefab", PREFAB),),
+        (
+            _c("from", VEC2, "the first object's position"),
+            _c("to", VEC2, "the end of the line"),
+            _c("every", LENGTH, "spacing along the line (the last object may stop short of `to`)", lo=0.05),
+            _c(
+                "count", INT, "or: this many objects, the first at `from` and the last at `to`", lo=1, hi=1000
+            ),
+            _c("face", FACING, _FACE_DOC + ": `along` the line or `across` it"),
+        ),
+        example="lamps: row lamp_post from (-12, 3) to (12, 3) every 8 m face across",
+    ),
+    Statement(
+        "grid",
+        "a rectangular array: ids LABEL_1 … LABEL_N, x varying fastest",
+        (("prefab", PREFAB),),
+        (
+            _c("at", VEC2, "the first object's position (the grid grows towards +x and +y)"),
+            _c("count", VEC2, "objects along x and along y: `(nx, ny)`"),
+            _c("spacing", VEC2, "distance between neighbours along x and y: `(dx, dy)`"),
+            _c("face", FACING, _FACE_DOC),
+        ),
+        example="crates: grid crate at (2, 2) count (3, 2) spacing (1 m, 1 m)",
+    ),
+    Statement(
+        "ring",
+        "objects evenly spaced on a circle: ids LABEL_1 … LABEL_N counter-clockwise from `start`",
+        (("prefab", PREFAB),),
+        (
+            _c("around", VEC2, "centre of the circle"),
+            _c("radius", LENGTH, "radius of the circle", lo=0.05, hi=5000),
+            _c("count", INT, "how many objects", lo=1, hi=1000),
+            _c("start", ANGLE, "angle of the first object, measured like yaw (default 0 deg)"),
+            _c("face", FACING, _FACE_DOC + ": `in` (to the centre), `out` or `along` the circle"),
+        ),
+        example="stones: ring standing_stone around (0, 0) radius 6 m count 12 face in",
+    ),
+    Statement(
+        "scatter",
+        "N objects at seeded random places inside a region, apart from each other and from what is there",
+        (("count", INT), ("prefab", PREFAB)),
+        (
+            _c("from", VEC2, "one corner of a rectangular region"),
+            _c("to", VEC2, "the opposite corner"),
+            _c("in", POLYGON, "or: a polygon region [(x, y), …]"),
+            _c("seed", INT, "the scatter's own random seed (default 1)", lo=0, hi=2**31 - 1),
+            _c("min_gap", LENGTH, "free space kept between objects and to other objects", lo=0, hi=100),
+            _c("avoid", OBJECTS, "also keep `min_gap` from these (non-solid) objects: paths, rugs, water"),
+            _c("face", FACING, _FACE_DOC + ": `random` (seeded) or a point"),
+        ),
+        example="trees: scatter 40 tree from (-30, -30) to (30, 30) seed 3 min_gap 2 m",
+    ),
+    Statement(
+        "room",
+        "walls around a floor plan, with doors, windows and openings in a `{ … }` block",
+        (),
+        (
+            _c("from", VEC2, "one corner of a rectangular floor plan"),
+            _c("to", VEC2, "the opposite corner"),
+            _c("polygon", POLYGON, "or: a floor plan whose sides run along x or y"),
+            _c("height", LENGTH, "wall height (default 2.6 m)", lo=0.5, hi=50),
+            _c("thickness", LENGTH, "wall thickness (default 0.15 m)", lo=0.02, hi=2),
+        ),
+        block="room",
+        repeatable=True,
+        example="kitchen: room from (0, 0) to (5, 4) material plaster { door s at 1.5 m }",
+    ),
+)
+GENERATORS = {s.keyword: s for s in GENERATOR_STATEMENTS}
+# The statements of a room's block: `door SIDE …`, `window SIDE …`, `opening SIDE …`.
+OPENING_CLAUSES = {
+    "door": (
+        _c("at", LENGTH, "centre of the opening from the side's west or south end (default: the middle)"),
+        _c("prefab", PREFAB, "the door prefab (default `door`; its width sets the opening's)"),
+        _c("open", BOOL, "whether the door starts open"),
+    ),
+    "window": (
+        _c("at", LENGTH, "centre of the opening from the side's west or south end (default: the middle)"),
+        _c("width", LENGTH, "window width (default 1.2 m)", lo=0.2, hi=20),
+        _c(
+            "prefab",
+            PREFAB,
+            "the window prefab (default `window`; takes `width`, `wall_height`, `thickness`)",
+        ),
+    ),
+    "opening": (
+        _c("at", LENGTH, "centre of the opening from the side's west or south end (default: the middle)"),
+        _c("width", LENGTH, "width of the gap", lo=0.2, hi=50),
+        _c("height", LENGTH, "height of the gap (default: the whole wall; else a lintel above)", lo=0.5),
+    ),
+}
