@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 SCHEMA_VERSION = "wac.bundle/1"
 
@@ -157,6 +157,23 @@ class Ground(Model):
     size: Vec2
 
 
+class Fog(Model):
+    """Distance fog: a pixel at depth d takes the fog colour by f = (d - start) / (end - start)
+    (linear, clamped) or f = 1 - exp(-density * d) (exponential); the sky is all fog."""
+
+    color: RGB | None = None  # None: the sky colour of the moment (day or night)
+    density: float | None = None
+    start_m: float = 0.0
+    end_m: float | None = None
+
+
+class Tint(Model):
+    """A colour mixed into every frame: rgb = rgb * (1 - strength) + color * strength."""
+
+    color: RGB
+    strength: float = 0.3
+
+
 class Benign(Model):
     """A deliberate oddity of the clean scene that checks and rubrics treat as normal."""
 
@@ -178,6 +195,17 @@ class Scene(Model):
     materials: dict[str, Material]
     objects: tuple[SceneObject, ...]
     benign: tuple[Benign, ...] = ()
+    fog: Fog | None = None
+    tint: Tint | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset_atmosphere(self, handler):
+        """Scenes without fog or tint serialise exactly as before those fields existed."""
+        data = handler(self)
+        for key in ("fog", "tint"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 # --- exploration ---------------------------------------------------------------------------

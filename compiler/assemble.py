@@ -245,6 +245,30 @@ def _light(vals: dict) -> B.PointLight | None:
     )
 
 
+def _or(value, default):
+    return default if value is None else value
+
+
+def _fog(vals: dict | None, diag: Collector) -> B.Fog | None:
+    """`fog`: exponential with `density`, or linear from `start` to `end`."""
+    if vals is None:
+        return None
+    density, end = vals.get("density"), vals.get("end")
+    start = _or(vals.get("start"), 0.0)
+    if (density is None) == (end is None):
+        diag.error(
+            "E430",
+            "`fog` needs either `density` (exponential fog) or `end` (linear fog from `start` to `end`)",
+            vals["_span"],
+            'e.g. `fog color "#1d4e6b" start 4 m end 30 m` or `fog density 0.05`',
+        )
+        return None
+    if end is not None and end <= start:
+        diag.error("E431", f"the fog ends ({end:g} m) before it starts ({start:g} m)", vals["_span"])
+        return None
+    return B.Fog(color=vals.get("color"), density=density, start_m=start, end_m=end)
+
+
 def exploration(sc: dict, tk: dict, diag: Collector, at_span) -> B.Exploration | None:
     bounds = tk.get("bounds") or sc.get("bounds")
     start = tk.get("start") or sc.get("start")
@@ -451,7 +475,13 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
         materials=dict(sorted(layout.materials.used.items())),
         objects=ordered,
         benign=benign,
+        fog=_fog(sc.get("fog"), diag),
+        tint=B.Tint(color=sc["tint"]["color"], strength=_or(sc["tint"].get("strength"), 0.3))
+        if (sc.get("tint") or {}).get("color")
+        else None,
     )
+    if diag:
+        return None
     things_by_id = {t.id: t for t, _ in things}
     return Built(
         scene,

@@ -21,6 +21,7 @@ import numpy as np
 
 from wac.errors import WacError
 
+from .atmosphere import fogged, tinted
 from .world import ObjectState, World
 
 GROUND_ID = -1
@@ -978,8 +979,18 @@ class Renderer:
                 cullers.RemoveAllItems()
             elif cull and not cullers.GetNumberOfItems():
                 cullers.AddItem(self._culler)
+        scene = self.world.scene
+        if scene.fog is None:
+            self.win.Render()
+            return tinted(self._grab(), scene.tint)
+        self.xray.DrawOff()  # the x-ray layer clears depth: read it without that layer
         self.win.Render()
-        return self._grab()
+        depth = self._depth()
+        self.xray.DrawOn()
+        self.win.Render()
+        fog = scene.fog
+        color = np.asarray(fog.color if fog.color is not None else self.ren.GetBackground(), dtype=float)
+        return tinted(fogged(self._grab(), depth, fog, color), scene.tint)
 
     def render_ids(self, cam: Camera, with_depth: bool = False):
         """Object-index image (int32, 0 = sky, -1 = ground), optionally with metric depth (inf = sky)."""
