@@ -305,6 +305,7 @@ def expand_rooms(
         axis, c = key
         other = "y" if axis == "x" else "x"
         cuts: list[tuple[float, float]] = []
+        junctions: list[tuple[float, float]] = []
         todo: list[tuple[float, float]] = []
         for a, b in runs[key]:
             if axis == "x":  # runs along x go through corners: extend to the far face of a wall along y
@@ -324,6 +325,14 @@ def expand_rooms(
                     else:
                         b += t / 2
                 todo.append((a, b))
+                for k, rr in runs.items():  # where walls along y meet it: no opening there
+                    if (
+                        k[0] == other
+                        and a - EPS <= k[1] <= b + EPS
+                        and any(ra - EPS <= c <= rb + EPS for ra, rb in rr)
+                    ):
+                        t = thickness_at(k)
+                        junctions.append((k[1] - t / 2, k[1] + t / 2))
             else:  # runs along y stop at the faces of every wall along x they meet
                 todo.append((a, b))
                 for k, rr in runs.items():
@@ -337,7 +346,7 @@ def expand_rooms(
         for cut in cuts:
             todo = _subtract(todo, cut)
         for o in line.openings:
-            if any(not (o.hi <= cut[0] + EPS or o.lo >= cut[1] - EPS) for cut in cuts):
+            if any(not (o.hi <= cut[0] + EPS or o.lo >= cut[1] - EPS) for cut in cuts + junctions):
                 diag.error(
                     "E467",
                     f"`{o.oid}` runs into a wall that meets this one",
