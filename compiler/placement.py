@@ -120,8 +120,8 @@ def _facing(cl: N.Clause, gen: N.Generator, ev: Evaluator, diag: Collector):
             "E441",
             f"`face {cl.value.text}` is not a facing rule of `{gen.keyword}`",
             cl.value.span,
-            (did_you_mean(cl.value.text, words) or "")
-            + f" `{gen.keyword}` faces {', '.join(f'`{w}`' for w in words) + ' or ' if words else ''}"
+            did_you_mean(cl.value.text, words)
+            or f"`{gen.keyword}` faces {', '.join(f'`{w}`' for w in words) + ' or ' if words else ''}"
             "a point `(x, y)`",
         )
         return None
