@@ -458,7 +458,7 @@ PART_CLAUSE_MAP = {c.key: c for c in PART_CLAUSES}
 # passed on to every generated object.
 FACING = "facing"  # a word (along, across, in, out, random) or a point (x, y) to face
 
-_FACE_DOC = "which way each object faces: a word (see the statement) or a point (x, y)"
+_FACE_DOC = "which way each object faces: a point (x, y) to face"
 GENERATOR_STATEMENTS = (
     Statement(
         "row",
@@ -471,7 +471,7 @@ GENERATOR_STATEMENTS = (
             _c(
                 "count", INT, "or: this many objects, the first at `from` and the last at `to`", lo=1, hi=1000
             ),
-            _c("face", FACING, _FACE_DOC + ": `along` the line or `across` it"),
+            _c("face", FACING, _FACE_DOC + ", `along` the line or `across` it"),
         ),
         example="lamps: row lamp_post from (-12, 3) to (12, 3) every 8 m face across",
     ),
@@ -496,7 +496,7 @@ GENERATOR_STATEMENTS = (
             _c("radius", LENGTH, "radius of the circle", lo=0.05, hi=5000),
             _c("count", INT, "how many objects", lo=1, hi=1000),
             _c("start", ANGLE, "angle of the first object, measured like yaw (default 0 deg)"),
-            _c("face", FACING, _FACE_DOC + ": `in` (to the centre), `out` or `along` the circle"),
+            _c("face", FACING, _FACE_DOC + ", `in` (to the centre), `out` or `along` the circle"),
         ),
         example="stones: ring standing_stone around (0, 0) radius 6 m count 12 face in",
     ),
@@ -511,7 +511,7 @@ GENERATOR_STATEMENTS = (
             _c("seed", INT, "the scatter's own random seed (default 1)", lo=0, hi=2**31 - 1),
             _c("min_gap", LENGTH, "free space kept between objects and to other objects", lo=0, hi=100),
             _c("avoid", OBJECTS, "also keep `min_gap` from these (non-solid) objects: paths, rugs, water"),
-            _c("face", FACING, _FACE_DOC + ": `random` (seeded) or a point"),
+            _c("face", FACING, _FACE_DOC + " or `random` (seeded)"),
         ),
         example="trees: scatter 40 tree from (-30, -30) to (30, 30) seed 3 min_gap 2 m",
     ),

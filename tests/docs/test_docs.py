@@ -64,6 +64,9 @@ def test_language_reference_names_every_clause_and_trigger() -> None:
     }
     for statement in [s for ctx in schema.CONTEXTS.values() for s in ctx.values()]:
         keys |= {c.key for c in statement.clauses}
+    for statement in schema.GENERATOR_STATEMENTS:  # generators and the statements of a room's block
+        keys |= {statement.keyword} | {c.key for c in statement.clauses}
+    keys |= set(schema.OPENING_CLAUSES) | {c.key for cl in schema.OPENING_CLAUSES.values() for c in cl}
     keys |= set(schema.TRIGGERS) | {c.key for cl in schema.TRIGGERS.values() for c in cl}
     keys |= set(schema.LEADING_TRIGGERS) | set(schema.SHAPES)
     missing = sorted(k for k in keys if k not in words)
@@ -158,6 +161,24 @@ def test_tutorial_builds(monkeypatch) -> None:
     result = compile_project([Path("docs/tutorial/tasks")], Path(".").resolve())
     assert result.ok, "\n\n".join(d.render() for d in result.diagnostics)
     assert "garden_floating_pot" in result.tasks
+    assert {"village_floating_lamp", "reef_floating_boulder"} <= set(result.tasks)  # generators, fog
+
+
+def test_generator_example_scene_is_large_and_written_short() -> None:
+    """The tutorial's village green: 150+ objects outdoors from a few generator lines."""
+    import json
+
+    from wac.compiler.pipeline import compile_project
+
+    result = compile_project([TUTORIAL / "tasks" / "village_floating_lamp.wa"], ROOT)
+    assert result.ok, "\n\n".join(d.render() for d in result.diagnostics)
+    scene = json.loads(result.tasks["village_floating_lamp"]["task.json"])["scene"]
+    lines = [
+        line
+        for line in _read(TUTORIAL / "scenes" / "village_green.wa").splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    assert len(scene["objects"]) >= 150 and len(lines) <= 40
 
 
 # -- docs/prefabs.md -------------------------------------------------------------------------
