@@ -5,7 +5,9 @@
   1. parse      source bytes -> syntax tree                 (parse.py)
   2. AST        statements -> typed declarations             (elaborate.py)
   3. resolve    imports, scenes, prefabs, materials          (resolve.py)
-  4. assemble   objects placed, parts and bounds laid out    (layout.py, assemble.py)
+  4. assemble   generators expanded (rows, grids, rings and rooms, then scatters), objects
+                placed, parts and bounds laid out            (generate.py, placement.py, rooms.py,
+                                                              layout.py, assemble.py)
   5. check      clean scene, bounds, start, reachability     (validate.py)
   6. anomalies  operators checked and lowered to effects     (anomalies.py)
   7. lower      bundle models: task, context, rubric, plan   (lower.py, rubric.py, plan.py)
