@@ -168,10 +168,12 @@ def _box(oid: str, room: Room, key, lo: float, hi: float, z0: float, z1: float, 
     length, t = hi - lo, room.thickness
     mid = (lo + hi) / 2
     at = (mid, c) if axis == "x" else (c, mid)
-    size = (length, t, z1 - z0) if axis == "x" else (t, length, z1 - z0)
+    # like the `wall` and `door` prefabs, a piece runs along its own y axis: its x axis crosses the
+    # wall (the self-check walks through a wall along it)
     clauses = (
         N.Clause("at", point((*at, z0) if z0 else at, span), span),
-        N.Clause("size", point(size, span), span),
+        N.Clause("size", point((t, length, z1 - z0), span), span),
+        N.Clause("yaw", quantity(90.0 if axis == "x" else 0.0, "deg", span), span),
         N.Clause("name", S.Str("wall", span), span),
         N.Clause("kind", S.Name("structure", span), span),
     ) + room.passed

@@ -309,3 +309,13 @@ def test_scenes_without_fog_carry_no_fog_field(project):
 )
 def test_fog_mistakes(project, fog, code):
     assert codes(build(project, source(LAMPS + f"    {fog}\n"))) == [code]
+
+
+def test_walking_through_a_room_wall_crosses_it(project):
+    """Wall pieces face across the wall like the `wall` prefab, so a walk-through plan crosses it
+    instead of walking along it into the next wall."""
+    result = build(project, source(LAMPS + ROOMS, "anomaly remove_collision house_wall_n"))
+    assert result.ok, [d.render() for d in result.diagnostics]
+    plan = json.loads(result.tasks["t"]["selfcheck.json"])
+    x, y = plan["view_point"]
+    assert 10 < x < 16 and abs(y - 10) > 1.0
