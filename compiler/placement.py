@@ -99,12 +99,13 @@ def read(gen: N.Generator, diag: Collector) -> Read:
             values[cl.key] = ev.value(cl.value, c.type, f"`{cl.key}`", c.min, c.max, c.choices)
         elif cl.key == "yaw":
             yaw = ev.value(cl.value, T.ANGLE, "`yaw`", -360, 360) or 0.0
-        elif cl.key in ("at", "on"):
+        elif cl.key == "at" or (cl.key == "on" and gen.keyword == "scatter"):
             diag.error(
                 "E440",
                 f"`{cl.key}` cannot be given to the objects of a `{gen.keyword}`: it places them itself",
                 cl.span,
-                f"the clauses of `{gen.keyword}` are {', '.join(sorted(own))}",
+                f"the clauses of `{gen.keyword}` are {', '.join(sorted(own))}"
+                + ("; a row, grid or ring may rest `on` a support" if cl.key == "on" else ""),
             )
         else:
             passed.append(cl)

@@ -319,3 +319,65 @@ def test_walking_through_a_room_wall_crosses_it(project):
     plan = json.loads(result.tasks["t"]["selfcheck.json"])
     x, y = plan["view_point"]
     assert 10 < x < 16 and abs(y - 10) > 1.0
+
+
+def test_a_row_can_rest_on_a_support(project):
+    text = source(
+        LAMPS
+        + "    table_1: table at (-10, -10) length 2 m\n"
+        + "    cups: row bottle from (-10.6, -10) to (-9.4, -10) count 4 on table_1\n",
+        "anomaly float cups_2 by 0.1 m",
+    )
+    objs = objects(build(project, text))
+    top = objs["table_1"]["aabb_max"][2]
+    assert all(objs[f"cups_{k}"]["aabb_min"][2] == pytest.approx(top, abs=1e-4) for k in range(1, 5))
+    assert all(objs[f"cups_{k}"].get("support") == "table_1" for k in range(1, 5))
+
+
+@given(
+    st.tuples(st.integers(-50, 50), st.integers(-50, 50)),
+    st.tuples(st.integers(-50, 50), st.integers(-50, 50)),
+    st.sampled_from([0.5, 1.0, 2.5, 3.0, 7.0]),
+)
+def test_row_positions_are_evenly_spaced_on_the_line(a, b, every):
+    from wac.compiler.diagnostics import Collector
+    from wac.compiler.placement import Read, positions
+
+    gen = _Gen("row")
+    got = positions(gen, Read({"from": a, "to": b, "every": every}, (), 0.0, "along", True), Collector())
+    length = math.dist(a, b)
+    if length == 0:
+        assert got is None
+        return
+    assert len(got) == math.floor(length / every + 1e-9) + 1
+    assert got[0][0] == pytest.approx(a)
+    for (p, yaw), (q, _) in itertools.pairwise(got):
+        assert math.dist(p, q) == pytest.approx(every, abs=1e-5)
+        assert yaw == pytest.approx(math.degrees(math.atan2(b[1] - a[1], b[0] - a[0])))
+    assert math.dist(got[-1][0], a) <= length + 1e-6  # never past `to`
+
+
+@given(st.integers(1, 12), st.integers(1, 12), st.floats(0.3, 5), st.floats(-5, -0.3))
+def test_grid_positions_cover_every_cell_once(nx, ny, dx, dy):
+    from wac.compiler.diagnostics import Collector
+    from wac.compiler.placement import Read, positions
+
+    got = positions(
+        _Gen("grid"),
+        Read({"at": (1.0, 2.0), "count": (nx, ny), "spacing": (dx, dy)}, (), 0.0, None, True),
+        Collector(),
+    )
+    assert len(got) == nx * ny
+    if ny > 1:  # x varies fastest: the second line starts after nx objects
+        assert got[nx][0] == pytest.approx((1.0, 2.0 + dy), abs=1e-5)
+    assert len({(round(p[0], 4), round(p[1], 4)) for p, _ in got}) == nx * ny
+
+
+class _Gen:
+    """The little of a generator node that `positions` reads."""
+
+    def __init__(self, keyword: str) -> None:
+        self.keyword, self.label, self.span, self.head_span = keyword, "g", None, None
+
+    def clause(self, key: str):
+        return None
