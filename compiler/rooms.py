@@ -298,53 +298,40 @@ def expand_rooms(
             line.openings.append(o)
     runs = {key: _union([(a, b) for a, b, _r, _s in line.segments]) for key, line in lines.items()}
 
-    def thickness_at(key) -> float:
-        return lines[key].segments[0][2].thickness
+    def thick(key, u: float) -> float:
+        """The thickest wall of line `key` at `u` along it (0 where it has none)."""
+        return max(
+            (r.thickness for a, b, r, _s in lines[key].segments if a - EPS <= u <= b + EPS), default=0.0
+        )
+
+    def crossing(axis: str, a: float, b: float, c: float) -> list[tuple[float, float]]:
+        """Where walls of the other direction meet the run [a, b] of the line at `c`: bands as
+        wide as the thickest of them there."""
+        bands = []
+        for k in lines:
+            if k[0] != axis and a - EPS <= k[1] <= b + EPS:
+                t = thick(k, c)
+                if t > 0:
+                    bands.append((k[1] - t / 2, k[1] + t / 2))
+        return bands
 
     out: list[tuple[N.Thing, Path]] = []
     pieces: dict[tuple[str, str], list[tuple[float, N.Thing]]] = {}
     for key, line in sorted(lines.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         axis, c = key
-        other = "y" if axis == "x" else "x"
         cuts: list[tuple[float, float]] = []
         junctions: list[tuple[float, float]] = []
         todo: list[tuple[float, float]] = []
         for a, b in runs[key]:
-            if axis == "x":  # runs along x go through corners: extend to the far face of a wall along y
-                for end, sign in ((a, -1), (b, 1)):
-                    t = max(
-                        (
-                            thickness_at(k)
-                            for k, rr in runs.items()
-                            if k[0] == "y" and abs(k[1] - end) < EPS
-                            for ra, rb in rr
-                            if ra - EPS <= c <= rb + EPS
-                        ),
-                        default=0.0,
-                    )
-                    if sign < 0:
-                        a -= t / 2
-                    else:
-                        b += t / 2
+            bands = crossing(axis, a, b, c)
+            if axis == "x":  # runs along x go through corners: to the far face of the walls along y
+                a = min([a] + [lo for lo, hi in bands if abs((lo + hi) / 2 - a) < EPS])
+                b = max([b] + [hi for lo, hi in bands if abs((lo + hi) / 2 - b) < EPS])
                 todo.append((a, b))
-                for k, rr in runs.items():  # where walls along y meet it: no opening there
-                    if (
-                        k[0] == other
-                        and a - EPS <= k[1] <= b + EPS
-                        and any(ra - EPS <= c <= rb + EPS for ra, rb in rr)
-                    ):
-                        t = thickness_at(k)
-                        junctions.append((k[1] - t / 2, k[1] + t / 2))
+                junctions += bands  # no opening where walls along y meet it
             else:  # runs along y stop at the faces of every wall along x they meet
                 todo.append((a, b))
-                for k, rr in runs.items():
-                    if (
-                        k[0] == other
-                        and a - EPS <= k[1] <= b + EPS
-                        and any(ra - EPS <= c <= rb + EPS for ra, rb in rr)
-                    ):
-                        t = thickness_at(k)
-                        cuts.append((k[1] - t / 2, k[1] + t / 2))
+                cuts += bands
         for cut in cuts:
             todo = _subtract(todo, cut)
         for o in line.openings:
