@@ -276,7 +276,9 @@ def test_any_block_of_rooms_builds_without_interpenetration(project, widths, dep
     ys = list(itertools.accumulate([-10] + depths))
     rooms = ""
     doors = 0
-    for (i, j), t in zip(itertools.product(range(len(widths)), range(len(depths))), thicknesses):
+    for (i, j), t in zip(
+        itertools.product(range(len(widths)), range(len(depths))), thicknesses, strict=False
+    ):
         if t is None:
             continue
         door = f"{{ door s at {widths[i] / 2:g} m }}" if j == 0 else ""
