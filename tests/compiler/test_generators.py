@@ -385,3 +385,47 @@ class _Gen:
 
     def clause(self, key: str):
         return None
+
+
+@pytest.mark.parametrize(("face", "offset"), [("out", 180.0), ("along", -90.0), ("in", 0.0)])
+def test_ring_facing_rules(project, face, offset):
+    text = source(
+        LAMPS + f"    stones: ring boulder around (-15, 10) radius 5 m count 4 face {face} yaw 0 deg\n"
+    )
+    objs = objects(build(project, text))
+    for k in range(1, 5):
+        x, y = objs[f"stones_{k}"]["position"][:2]
+        inward = math.degrees(math.atan2(10 - y, -15 - x))
+        assert (yaw(objs[f"stones_{k}"]) - inward - offset + 180) % 360 - 180 == pytest.approx(0, abs=0.01)
+
+
+def test_scatter_in_a_polygon_stays_inside_it_and_faces_a_point(project):
+    from shapely.geometry import Point, Polygon
+
+    region = [(-25, -20), (-5, -20), (-5, 0), (-15, 10), (-25, 0)]
+    text = source(
+        LAMPS
+        + f"    shrubs: scatter 12 bush in {list(region)} seed 9 min_gap 0.5 m face (0, 0)\n".replace("'", "")
+    )
+    objs = objects(build(project, text))
+    poly = Polygon(region)
+    for k in range(1, 13):
+        o = objs[f"shrubs_{k}"]
+        x, y = o["position"][:2]
+        assert poly.contains(Point(x, y).buffer(0.5))
+        assert (yaw(o) - math.degrees(math.atan2(-y, -x)) + 180) % 360 - 180 == pytest.approx(0, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ("    shrubs: scatter 5 bush from (-20, -20) to (-10, -10) avoid [pond_9]\n", "E447"),
+        ("    shrubs: scatter 5 bush in [(-20, -20), (-10, -10), (-20, -10), (-10, -20)]\n", "E449"),
+        ("    shrubs: scatter 5 bush from (-20, -20) to (-10, -10) on lamps_1\n", "E440"),
+        ("    shrubs: scatter 5 bush from (-20, -20) to (-10, -10) in [(0, 0), (1, 0), (0, 1)]\n", "E442"),
+        ("    lamps_2: bench at (-10, 0)\n", "E409"),
+    ],
+)
+def test_scatter_and_id_mistakes(project, body, code):
+    result = build(project, source(LAMPS + body))
+    assert code in codes(result), [d.render() for d in result.diagnostics]
