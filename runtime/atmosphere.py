@@ -1,7 +1,8 @@
 """Atmosphere, drawn as a post step on rendered frames: distance fog from the depth buffer, and a tint.
 
-VTK's OpenGL2 backend has no fixed-function fog, so `Renderer.render` reads the frame's metric
-depth and blends here (bundle: `Scene.fog`, `Scene.tint`; language: `fog`, `tint`).
+The renderer's shaders (VTK's, with wac's shadow replacements) have no fog term, so
+`Renderer.render` reads the frame's metric depth and blends here (bundle: `Scene.fog`,
+`Scene.tint`; language: `fog`, `tint`).  Object-id and depth images are not fogged.
 """
 
 from __future__ import annotations
