@@ -8,8 +8,9 @@ and the aggregates `wac report` prints and charts.  Definitions (docs/evaluation
   (judgment.json `error`) are counted apart and left out of the SR; `sr_all_tasks` counts every
   task that is not a judged success as a failure.
 * **Geometric coverage** (App. E) — the anomaly's target is covered when, in at least one frame
-  (every final and film frame of the trajectory, with its pose), it lies within the scene type's
-  distance limit (`DISTANCE_LIMIT_M`, 7-16 m, horizontal distance), within acos(0.75) = 41.4 deg
+  (every final and film frame of the trajectory, with its pose), it lies within the distance limit
+  (the scene's `environment … coverage` when declared, else the scene type's `DISTANCE_LIMIT_M`,
+  7-16 m; horizontal distance), within acos(0.75) = 41.4 deg
   horizontally of the view direction and within 32 deg vertically of the camera's pitch.  No
   occlusion test, as in the paper.  The camera is `exploration.eye_height_m` above the pose.
 * **Exposure** — the fraction of the episode's frames that cover the target; **exposed** — the
@@ -309,6 +310,7 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
         "category": anchor.category,
         "scene_type": task.scene.scene_type.value,
         "scene": task.scene.name,
+        "environment": env.name if (env := task.scene.environment) else task.scene.name,
         "anomalies": len(task.anomalies),
         "multi_anomaly": task.meta.multi_anomaly or len(task.anomalies) > 1,
         "status": status,
@@ -340,7 +342,7 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
     frames = trajectory_frames(traj) if traj is not None else []
     if frames:
         eye = task.exploration.eye_height_m
-        limit = DISTANCE_LIMIT_M.get(task.scene.scene_type, 12.0)
+        limit = coverage_limit_m(task.scene)
         for i, a in enumerate(task.anomalies):
             try:
                 evidence = registry().category(a.category).evidence
@@ -397,6 +399,13 @@ def _cell(rows: list[dict]) -> dict:
         "coverage": _rate(sum(cov), len(cov)),
         "sr_covered": _rate(sum(1 for r in jc if r["success"]), len(jc)),
     }
+
+
+def coverage_limit_m(scene) -> float:
+    """App. E distance limit: the environment's own when it declares one, else its scene type's."""
+    if scene.environment is not None and scene.environment.coverage_m is not None:
+        return scene.environment.coverage_m
+    return DISTANCE_LIMIT_M.get(scene.scene_type, 12.0)
 
 
 def _groups(rows: list[dict], key: str, order: list[str]) -> dict:
@@ -500,6 +509,7 @@ def run_metrics(run: str | Path) -> dict:
         "by_family": _groups(rows, "family", [f.id.value for f in reg.families]),
         "by_category": _groups(rows, "category", [c.id.value for c in reg.categories]),
         "by_scene_type": _groups(rows, "scene_type", [s.value for s in SceneType]),
+        "by_environment": _groups(rows, "environment", []),
         "multi_anomaly": multi_anomaly(rows),
         "definitions": {
             "coverage_distance_limit_m": {k.value: v for k, v in DISTANCE_LIMIT_M.items()},

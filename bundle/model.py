@@ -181,6 +181,13 @@ class Benign(Model):
     reason: str
 
 
+class Environment(Model):
+    """The environment a scene belongs to (the paper's 13 environments comprise 27 scenes)."""
+
+    name: str
+    coverage_m: float | None = None  # App. E distance limit for this environment; None: by scene type
+
+
 class Scene(Model):
     name: str
     description: str
@@ -197,12 +204,13 @@ class Scene(Model):
     benign: tuple[Benign, ...] = ()
     fog: Fog | None = None
     tint: Tint | None = None
+    environment: Environment | None = None
 
     @model_serializer(mode="wrap")
     def _without_unset_atmosphere(self, handler):
-        """Scenes without fog or tint serialise exactly as before those fields existed."""
+        """Scenes without fog, tint or environment serialise exactly as before those fields existed."""
         data = handler(self)
-        for key in ("fog", "tint"):
+        for key in ("fog", "tint", "environment"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data

@@ -479,6 +479,9 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
         tint=B.Tint(color=sc["tint"]["color"], strength=_or(sc["tint"].get("strength"), 0.3))
         if (sc.get("tint") or {}).get("color")
         else None,
+        environment=B.Environment(name=env["name"], coverage_m=env.get("coverage"))
+        if (env := sc.get("environment") or {}).get("name")
+        else None,
     )
     if diag:
         return None

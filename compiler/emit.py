@@ -167,6 +167,7 @@ def index_entry(out: Lowered3, version_id: str) -> dict:
         "source": out.task.source,
         "scene": out.task.scene.name,
         "scene_type": out.task.scene.scene_type.value,
+        "environment": env.name if (env := out.task.scene.environment) else None,
         "category": a.category,
         "family": a.family,
         "operator": a.operator,

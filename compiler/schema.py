@@ -291,6 +291,21 @@ SCENE_STATEMENTS = (
     Statement("type", "scene type", (("type", ENUM),), example="type historical"),
     Statement("era", "historical era of the scene", (("era", WORD),), example="era medieval"),
     Statement(
+        "environment",
+        "the environment (a benchmark's world) this scene is one region of",
+        (("name", WORD),),
+        (
+            _c(
+                "coverage",
+                LENGTH,
+                "geometric-coverage distance limit for this environment (App. E)",
+                lo=1,
+                hi=200,
+            ),
+        ),
+        example="environment residential_house coverage 8 m",
+    ),
+    Statement(
         "ground",
         "ground material and size",
         (("material", MATERIAL),),

@@ -247,3 +247,36 @@ def test_interact_statement_enables_an_interaction(project, tmp_path):
     crate = next(o for o in task["scene"]["objects"] if o["id"] == "crate_2")
     assert crate["interactions"] == ["push"]
     assert "crate" in json.loads((out / "t" / "agent/context.json").read_text())["interactive_objects"]
+
+
+def test_a_scene_names_its_environment_and_its_coverage_limit(project, tmp_path):
+    """`environment NAME coverage D` reaches the bundle and the index; reports group by it."""
+    from wac.audit.metrics import coverage_limit_m
+    from wac.bundle.model import CompiledTask as Task
+
+    scene = project.root / "scenes" / "yard.wa"
+    text = scene.read_text()
+    head, brace, rest = text.partition("{")
+    scene.write_text(head + brace + "\n    environment farm_yard coverage 9 m" + rest)
+    project("fence.wa", TASK)
+    out = tmp_path / "out"
+    result = build(project, out)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    task = Task.model_validate_json((out / "fence_walkthrough" / "task.json").read_text())
+    assert task.scene.environment.name == "farm_yard"
+    assert coverage_limit_m(task.scene) == 9.0
+    index = json.loads((out / "index.json").read_text())
+    assert index["tasks"][0]["environment"] == "farm_yard"
+
+
+def test_a_scene_without_an_environment_keeps_its_bytes(project, tmp_path):
+    from wac.audit.metrics import DISTANCE_LIMIT_M, coverage_limit_m
+    from wac.bundle.model import CompiledTask as Task
+
+    project("fence.wa", TASK)
+    out = tmp_path / "out"
+    assert build(project, out).ok
+    raw = (out / "fence_walkthrough" / "task.json").read_text()
+    assert '"environment"' not in raw
+    task = Task.model_validate_json(raw)
+    assert coverage_limit_m(task.scene) == DISTANCE_LIMIT_M[task.scene.scene_type]
