@@ -1,7 +1,8 @@
 """Pass 8, emit: write bundles atomically, with a manifest, an index and a build cache.
 
 A build writes into a temporary directory beside OUT and renames it into place only when
-every task compiled, so a failed build leaves the previous OUT untouched.  Unchanged
+every task compiled, so a failed build leaves the previous OUT untouched; an incremental
+commit is journaled and builds of one OUT take turns (`outdir.py`).  Unchanged
 tasks (same sources, same wac) are copied from the previous build instead of recompiled.
 """
 
@@ -19,6 +20,7 @@ import jsonschema
 
 from wac import __version__
 from wac.bundle import model as B
+from wac.compiler import outdir
 from wac.compiler.lower import Lowered3, context_markdown
 from wac.compiler.rubric import markdown as rubric_markdown
 from wac.errors import UsageError
@@ -217,19 +219,15 @@ class Output:
             os.replace(self.tmp, self.out)
             return
         trash = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
-        trash.mkdir(exist_ok=True)
         current = {e["id"] for e in index}
-        for entry in sorted(self.out.iterdir()):
-            if entry.is_dir() and entry.name not in current and (entry / "manifest.json").is_file():
-                os.replace(entry, trash / entry.name)  # a task that no longer exists
-        for task_id in self.written:
-            if (self.out / task_id).exists():
-                os.replace(self.out / task_id, trash / task_id)
-            os.replace(self.tmp / task_id, self.out / task_id)
-        os.replace(self.tmp / CACHE_FILE, self.out / CACHE_FILE)
-        os.replace(self.tmp / "index.json", self.out / "index.json")
-        shutil.rmtree(trash, ignore_errors=True)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        removed = [  # tasks that no longer exist
+            entry.name
+            for entry in sorted(self.out.iterdir())
+            if entry.is_dir() and entry.name not in current and (entry / "manifest.json").is_file()
+        ]
+        # journaled: a build killed from here on is rolled forward by the next one (outdir.py)
+        outdir.write_journal(self.out, self.tmp, trash, self.written, removed)
+        outdir.roll_forward(self.out, self.tmp, trash, self.written, removed, pause=True)
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -142,7 +142,7 @@ def words(text: str) -> tuple[str, ...]:
 class Target:
     """What names one anomaly's target and what names its defect."""
 
-    names: tuple[str, ...]  # object names, synonyms and ids, as written
+    names: tuple[tuple[str, str], ...]  # (object name, synonym or id as written, the name to report)
     terms: tuple[str, ...]  # defect terms, as written
     clean_words: frozenset[str] = frozenset()  # stems that describe the clean target
 
@@ -164,18 +164,18 @@ def _phrases(items: Iterable[str]) -> dict[tuple[str, ...], str]:
     return out
 
 
-def _name_phrases(names: Iterable[str]) -> dict[tuple[str, ...], str]:
+def _name_phrases(names: Iterable[tuple[str, str]]) -> dict[tuple[str, ...], str]:
     """Each name as a whole and by its head noun (`grain sack` -> `sack`; `bag of grain` -> `bag`)."""
     out: dict[tuple[str, ...], str] = {}
-    for name in names:
+    for name, shown in names:
         ws = tuple(w for w in words(name) if len(w) >= 3)
         if not ws:
             continue
-        out.setdefault(ws, name)
+        out.setdefault(ws, shown)
         raw = [w.lower() for w in _WORD_RE.findall(name) if not w.isdigit()]
         head = raw[raw.index("of") - 1] if "of" in raw[1:] else raw[-1]
         if len(head) >= 3:
-            out.setdefault((stem(head),), name)
+            out.setdefault((stem(head),), shown)
     return out
 
 

@@ -49,13 +49,13 @@ def _targets(built: Built, lowered: list[Lowered], materials: dict[str, B.Materi
     out = []
     for low in lowered:
         cat = reg.category(low.category)
-        names: list[str] = []
+        names: list[tuple[str, str]] = []
         clean: set[str] = set()
         for tid in low.targets:
             o = built.objects.get(tid) or next((n for n in low.new_objects if n.id == tid), None)
             if o is None:
                 continue
-            names += [o.name, *o.synonyms, tid]
+            names += [(n, o.name) for n in (o.name, *o.synonyms, tid)]
             clean |= set(words(tid)) | set(words(o.prefab or "")) | set(words(o.kind))
             for p in o.parts:
                 m = materials.get(p.material)
@@ -87,15 +87,23 @@ def check_giveaway(
     for f in find_giveaways([(w, t, whole) for w, t, whole, _ in texts], targets):
         diag.error("E540", _message(f), by_where[f.where], _hint(f))
     for f in find_giveaways([("the task id", task.name, True)], targets):
-        diag.warn("W541", _message(f), _name_span(task), _hint(f) + "; or seal the build")
+        diag.warn("W541", _message(f), _name_span(task), _hint(f))
 
 
 def _message(f: Finding) -> str:
     return f'{f.where} gives the anomaly away: "{f.sentence}" names the target ({f.name}) and its defect ({f.term})'
 
 
+_FIXES = {
+    "the scene description": "describe the scene without saying what is wrong with the {name}",
+    "the hint": "hint at the kind of defect without naming the {name}",
+    "an interactive object's name": "name the object for what it is, not for its defect",
+    "the task id": "rename the task so that its id does not name both the {name} and its defect, or seal the build",
+}
+
+
 def _hint(f: Finding) -> str:
-    return f"the auditor reads {f.where}: describe the scene without saying what is wrong with the {f.name}"
+    return f"the auditor reads {f.where}: " + _FIXES[f.where].format(name=f.name)
 
 
 def _name_span(task: N.TaskDecl) -> Span:

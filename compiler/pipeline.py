@@ -33,6 +33,7 @@ from wac.compiler.emit import Output, bundle_files, compiler_digest, index_entry
 from wac.compiler.honesty import check_benign, check_giveaway
 from wac.compiler.layout import Layout, Materials
 from wac.compiler.lower import Lowered3, lower_task
+from wac.compiler.outdir import bundle_intact, intact, locked
 from wac.compiler.plan import PlanError, make_plan
 from wac.compiler.resolve import Loader, discover
 from wac.compiler.validate import check_clean, check_start, walkable_grid
@@ -224,8 +225,8 @@ def _reusable(entry: dict | None, out: Path | None, strict: bool = False) -> boo
         and out is not None
         and not (strict and entry.get("warnings"))
         and all(_file_digest(Path(d)) == h for d, h in entry["deps"].items())
-        and all((out / t).is_dir() for t in entry["tasks"])
         and set(entry["tasks"]) == set(entry.get("index", {}))
+        and all(bundle_intact(out / t, e["version_id"]) for t, e in entry["index"].items())
     )
 
 
@@ -240,9 +241,19 @@ def compile_project(
 ) -> Result:
     """Compile every task in `sources`; with `out`, write bundles there (atomically).
 
+    Builds into one `out` take turns (a lock), and a commit a killed build left half done is
+    finished first (`outdir.py`).
+
     Unchanged files (same bytes for the file and everything it imports, same compiler)
     reuse their bundles from the previous build; `jobs` > 1 compiles files in parallel.
     """
+    if out is None:
+        return _compile_project(sources, root, None, jobs, progress, total, strict)
+    with locked(out):
+        return _compile_project(sources, root, out, jobs, progress, total, strict)
+
+
+def _compile_project(sources, root, out, jobs, progress, total, strict) -> Result:
     result = Result()
     files = discover(sources)
     cache = read_cache(out) if out is not None and out.exists() else {}
@@ -252,6 +263,7 @@ def compile_project(
         and entries
         and set(entries) == {str(f) for f in files}
         and all(_reusable(e, out, strict) for e in entries.values())
+        and intact(out, {t: i for e in entries.values() for t, i in e["index"].items()})
     ):
         result.up_to_date = True
         result.reused = sum(len(e["tasks"]) for e in entries.values())
