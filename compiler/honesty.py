@@ -82,10 +82,13 @@ def check_giveaway(
     if hint is not None and context.hint:
         texts.append(("the hint", context.hint, False, hint.span))
     for name in context.interactive_objects:
-        texts.append(("an interactive object's name", name, True, task.span))
-    by_where = {w: sp for w, _, _, sp in texts}
-    for f in find_giveaways([(w, t, whole) for w, t, whole, _ in texts], targets):
-        diag.error("E540", _message(f), by_where[f.where], _hint(f))
+        decl = next(
+            (built.things[o.id] for o in built.scene.objects if o.name == name and o.id in built.things), None
+        )
+        texts.append(("an interactive object's name", name, True, decl.span if decl else task.span))
+    for where, text, whole, span in texts:
+        for f in find_giveaways([(where, text, whole)], targets):
+            diag.error("E540", _message(f), span, _hint(f))
     for f in find_giveaways([("the task id", task.name, True)], targets):
         diag.warn("W541", _message(f), _name_span(task), _hint(f))
 

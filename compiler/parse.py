@@ -273,6 +273,22 @@ def decode(data: bytes, source_display: str, path) -> Source:
                 ),
             )
         )
+    lone_cr = re.search(r"\r(?!\n)", text)
+    if lone_cr:  # a comment would swallow the rest of the file: never let that pass silently
+        idx = lone_cr.start()
+        line = text.count("\n", 0, idx) + 1
+        col = idx - (text.rfind("\n", 0, idx) + 1) + 1
+        src = Source(path, source_display, text)
+        raise SourceErrors(
+            (
+                Diagnostic(
+                    "E002",
+                    f"unexpected character {_char_name(chr(13))}",
+                    Span(src, line, col, line, col + 1),
+                    "the file has carriage-return (CR-only) line ends: save it with LF or CR LF line ends",
+                ),
+            )
+        )
     return Source(path, source_display, text)
 
 

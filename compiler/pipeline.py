@@ -8,7 +8,8 @@
   4. assemble   objects placed, parts and bounds laid out    (layout.py, assemble.py)
   5. check      clean scene, bounds, start, reachability     (validate.py)
   6. anomalies  operators checked and lowered to effects     (anomalies.py)
-  6b. honesty  no anomaly on a benign object; no give-away text (honesty.py, giveaway.py)
+  6b. honesty  no anomaly on a benign object, no second defect in the perturbed world, no
+               give-away text                            (honesty.py, perturbed.py, giveaway.py)
   7. lower      bundle models: task, context, rubric, plan   (lower.py, rubric.py, plan.py)
   8. emit       bundles written atomically, index, cache     (emit.py)
 
@@ -34,6 +35,7 @@ from wac.compiler.honesty import check_benign, check_giveaway
 from wac.compiler.layout import Layout, Materials
 from wac.compiler.lower import Lowered3, lower_task
 from wac.compiler.outdir import bundle_intact, intact, locked
+from wac.compiler.perturbed import check_perturbed
 from wac.compiler.plan import PlanError, make_plan
 from wac.compiler.resolve import Loader, discover
 from wac.compiler.validate import check_clean, check_start, walkable_grid
@@ -103,6 +105,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     if diag or any(x is None for x in lowered):
         return None
     check_benign(built, anomalies, lowered, diag)
+    check_perturbed(built, lowered, lambda low: low.span, diag)
     if diag:
         return None
     targets = [t for low in lowered for t in low.targets if t in built.objects]
