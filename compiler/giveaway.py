@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 _WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_SENTENCE_RE = re.compile(r"[.!?;:\n]+")
+_SENTENCE_RE = re.compile(r"[.!?;\n]+")
 _SUFFIXES = (("ying", "y"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", ""))
 
 # Defect terms that, alone, name a place, a size or a light as often as a defect.
