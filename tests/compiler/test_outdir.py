@@ -44,7 +44,7 @@ def _write(project: Path, name: str, target: str, by: float) -> None:
     (project / "tasks" / f"{name}.wa").write_text(text, encoding="utf-8")
 
 
-def _build(project: Path, pause: Path | None = None) -> subprocess.Popen:
+def _build(project: Path, pause: Path | None = None, stderr=subprocess.PIPE) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "WAC_TEST_PAUSE_IN_COMMIT"}
     if pause is not None:
         env["WAC_TEST_PAUSE_IN_COMMIT"] = str(pause)
@@ -53,7 +53,7 @@ def _build(project: Path, pause: Path | None = None) -> subprocess.Popen:
         cwd=project,
         env=env,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
     )
 
@@ -97,15 +97,20 @@ def test_a_second_build_waits_for_the_first_and_the_result_is_consistent(project
     marker = project / "in-commit"
     first = _build(project, pause=marker)
     _wait_for(marker, first)
-    second = _build(project)
-    time.sleep(1.0)
-    assert second.poll() is None, "the second build did not wait for the first"
-    marker.unlink()  # let the first build finish its commit
-    _, err1 = first.communicate(timeout=120)
-    _, err2 = second.communicate(timeout=120)
+    log = project / "second.err"
+    with open(log, "w") as fh:
+        second = _build(project, stderr=fh)
+        deadline = time.monotonic() + 60
+        while "waiting for another build into out" not in log.read_text():
+            assert second.poll() is None, f"the second build did not wait: {log.read_text()}"
+            assert time.monotonic() < deadline, "the second build never reported waiting"
+            time.sleep(0.05)
+        assert first.poll() is None  # still inside its commit window
+        marker.unlink()  # let the first build finish its commit
+        _, err1 = first.communicate(timeout=120)
+        second.wait(timeout=120)
     assert first.returncode == 0, err1
-    assert second.returncode == 0, err2
-    assert "waiting for another build into out" in err2
+    assert second.returncode == 0, log.read_text()
     assert set(_consistent(project / "out")) == {"t_a", "t_b", "t_c"}
     assert _leftovers(project) == []
 
