@@ -183,3 +183,14 @@ def test_a_move_out_of_the_bounds_is_refused(project):
     project("t.wa", "task t on yard {\n    anomaly move crate_2 by (-20, 0) when revisit\n}\n")
     (d,) = build(project).diagnostics
     assert d.code == "E537" and "(-23.0, 3.0)" in d.message
+
+
+def test_a_task_id_that_names_the_operator_warns(project):
+    project(
+        "t.wa",
+        "task yard_invisible_wall on yard {\n    anomaly invisible_wall at (0, -3) size (3, 0.3, 2)\n}\n",
+    )
+    result = build(project)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    (w,) = result.warnings
+    assert w.code == "W541" and "names its operator (invisible_wall)" in w.message
