@@ -23,6 +23,8 @@ _UNIT_RE = re.compile(r"^(.*?)[ \t]*(m/s|deg/s|deg|rad|cm|mm|ms|kg|m|s|g)?$")
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 MAX_NESTING = 64  # brackets and braces open at once; operators in one expression item
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
+# what the nesting scan looks at: strings and comments (skipped whole), newlines, brackets, operators
+_NESTING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[\n()\[\]{}+\-*/,;]')
 
 
 class _BracketNewlines:
@@ -302,35 +304,21 @@ def _too_deep(source: Source) -> Diagnostic | None:
     """
     text = source.text
     depth = ops = 0
-    line, col = 1, 1
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
+    for m in _NESTING_RE.finditer(text):
+        tok = m.group()
+        ch = tok[0]
+        if ch in '"#':
+            continue  # strings and comments
         if ch == "\n":
-            line, col = line + 1, 1
             ops = 0
-            i += 1
-            continue
-        if ch == '"':  # a string: skip to its end (or the end of the line)
-            j = i + 1
-            while j < n and text[j] not in '"\n':
-                j += 2 if text[j] == "\\" else 1
-            col += min(j, n - 1) + 1 - i
-            i = min(j, n - 1) + 1 if j < n and text[j] == '"' else j
-            continue
-        if ch == "#":
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            col += j - i
-            i = j
             continue
         if ch in _OPENERS:
             depth += 1
         elif ch in ")]}":
             depth = max(0, depth - 1)
-        if ch in "+-*/":
+        elif ch in "+-*/":
             ops += 1
-        elif ch in ",;":
+        else:  # , ;
             ops = 0
         if depth > MAX_NESTING or ops > MAX_NESTING:
             what = (
@@ -338,14 +326,15 @@ def _too_deep(source: Source) -> Diagnostic | None:
                 if depth > MAX_NESTING
                 else f"more than {MAX_NESTING} operators in one expression"
             )
+            i = m.start()
+            line = text.count("\n", 0, i) + 1
+            col = i - (text.rfind("\n", 0, i) + 1) + 1
             return Diagnostic(
                 "E005",
                 f"nested too deeply: {what}",
                 Span(source, line, col, line, col + 1),
                 "flatten it: declare the inner part separately, or compute the value in fewer steps",
             )
-        i += 1
-        col += 1
     return None
 
 
