@@ -1,10 +1,16 @@
 """Build throughput: cold build and no-op rebuild of a generated corpus of tasks.
 
     .venv/bin/python bench/bench_build.py [--tasks 1000] [--jobs 2]
+    .venv/bin/python bench/bench_build.py --objects 20000
+
 
 Generates 5 scenes (one per scene type) of about 30 standard-library objects each and
 N task files cycling through operators of every category, then times `wac build` cold,
 a no-op rebuild, and a rebuild after touching one task.  Prints a Markdown table.
+
+With `--objects N`, builds instead one task on one scene of N objects (crates on a jittered
+grid, some stacked on others) and reports the build's time and peak memory: the clean-scene
+check's broad phase keeps this near-linear.
 """
 
 from __future__ import annotations
@@ -79,6 +85,51 @@ def make_corpus(root: Path, n_tasks: int) -> None:
         )
 
 
+def make_big_scene(root: Path, n_objects: int) -> None:
+    """One scene of `n_objects` crates (every fifth stacked on the one before), one task."""
+    (root / "scenes").mkdir(parents=True)
+    (root / "tasks").mkdir()
+    side = int((n_objects * 0.8) ** 0.5) + 1
+    half = side * 1.5 / 2 + 3
+    objs = []
+    k = 0
+    while k < n_objects:
+        i = len(objs) - sum(1 for o in objs if " on " in o)
+        x, y = -half + 3 + (i % side) * 1.5 + (i * 0.37 % 0.3), -half + 3 + (i // side) * 1.5
+        objs.append(f"    c_{k}: box size (0.6, 0.6, 0.6) at ({x:.2f}, {y:.2f}) material wood")
+        k += 1
+        if k % 5 == 4 and k < n_objects:
+            objs.append(f"    c_{k}: box size (0.5, 0.5, 0.4) on c_{k - 1} material wood")
+            k += 1
+    (root / "scenes" / "big.wa").write_text(
+        f"""scene big {{
+    description "A generated warehouse floor of {n_objects} crates for the build benchmark."
+    type industrial
+    era modern
+    ground concrete size ({2 * half + 4:.0f}, {2 * half + 4:.0f})
+    bounds from ({-half:.1f}, {-half:.1f}) to ({half:.1f}, {half:.1f})
+    start at ({-half + 1:.1f}, {-half + 1:.1f}) yaw 45 deg
+{chr(10).join(objs)}
+}}
+"""
+    )
+    (root / "tasks" / "t.wa").write_text(
+        'import "../scenes/big.wa"\ntask big_one on big {\n    anomaly float c_0 by 0.4 m\n}\n'
+    )
+
+
+def run_measured(cmd: list[str], cwd: Path) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak resident MiB) of one command (CPU time is what a loaded
+    machine does not inflate)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = run(cmd, cwd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return seconds, cpu, max(after.ru_maxrss, before.ru_maxrss) / 1024
+
+
 def run(cmd: list[str], cwd: Path) -> float:
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
@@ -91,10 +142,21 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tasks", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--objects", type=int, help="build one scene of this many objects instead")
     args = ap.parse_args()
     wac = str(Path(sys.executable).with_name("wac"))
     scratch = Path(__file__).resolve().parent.parent / "build"  # where real builds go, not a RAM-less /tmp
     scratch.mkdir(exist_ok=True)
+    if args.objects:
+        with tempfile.TemporaryDirectory(dir=scratch, prefix="bench-") as tmp:
+            root = Path(tmp)
+            make_big_scene(root, args.objects)
+            seconds, cpu, mib = run_measured([wac, "build", "tasks", "-o", "out", "-j", "1"], root)
+        print(f"load average (1 min) after the build: {os.getloadavg()[0]:.1f}")
+        print("| objects in one scene | build (wall) | build (CPU) | peak memory |")
+        print("|---|---|---|---|")
+        print(f"| {args.objects} | {seconds:.1f} s | {cpu:.1f} s | {mib:.0f} MiB |")
+        return
     with tempfile.TemporaryDirectory(dir=scratch, prefix="bench-") as tmp:
         root = Path(tmp)
         make_corpus(root, args.tasks)

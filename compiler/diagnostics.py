@@ -64,9 +64,13 @@ class Collector:
 
     def __init__(self) -> None:
         self.items: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []  # reported, but they stop nothing (`--strict` promotes them)
 
     def error(self, code: str, message: str, span: Span | None, hint: str | None = None) -> None:
         self.items.append(Diagnostic(code, message, span, hint))
+
+    def warn(self, code: str, message: str, span: Span | None, hint: str | None = None) -> None:
+        self.warnings.append(Diagnostic(code, message, span, hint, "warning"))
 
     def __bool__(self) -> bool:
         return bool(self.items)

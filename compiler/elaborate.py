@@ -32,13 +32,32 @@ def _describe(word: S.Word) -> str:
     return "an expression"
 
 
+def _unknown_clause_hint(key: str, allowed: dict, what: str, operator: bool) -> str:
+    """What to write instead of an unknown clause: a near name, a trigger's place, or the known ones."""
+    if operator and (key in schema.TRIGGERS or key in ("trigger", "on", "if", "after")):
+        kind = key if key in schema.TRIGGERS else "revisit"
+        return f"a trigger goes last, after `when`: `anomaly … when {kind}`"
+    near = did_you_mean(key, allowed)
+    if near:
+        return near
+    if not allowed:
+        tail = "; a trigger, if any, goes last after `when` (e.g. `when revisit`)" if operator else ""
+        return f"{what} takes no parameters: remove `{key} …`{tail}"
+    known = f"known clauses: {', '.join(sorted(allowed))}"
+    return known + ("; a trigger goes last, after `when`" if operator else "")
+
+
 class _Elaborator:
     def __init__(self, diag: Collector) -> None:
         self.diag = diag
 
     # -- helpers ----------------------------------------------------------------------
     def clauses(
-        self, words: tuple[S.Word, ...], allowed: dict[str, object] | None, what: str
+        self,
+        words: tuple[S.Word, ...],
+        allowed: dict[str, object] | None,
+        what: str,
+        operator: bool = False,
     ) -> tuple[N.Clause, ...]:
         """Read `key value key value …`; `allowed=None` accepts any key (checked later)."""
         out: list[N.Clause] = []
@@ -58,7 +77,7 @@ class _Elaborator:
                     "E102",
                     f"unknown clause `{key.text}` in {what}",
                     key.span,
-                    did_you_mean(key.text, allowed) or f"known clauses: {', '.join(sorted(allowed))}",
+                    _unknown_clause_hint(key.text, allowed, what, operator),
                 )
                 i += 2
                 continue
@@ -335,7 +354,7 @@ class _Elaborator:
             operand = [ident]
             words = []
         allowed = {p.name: p for p in spec.params}
-        clauses = self.clauses(tuple(words), allowed, f"`{spec.name}`") if words else ()
+        clauses = self.clauses(tuple(words), allowed, f"`{spec.name}`", operator=True) if words else ()
         return N.Anomaly(spec.name, tuple(operand), new_object, clauses, trigger, st.span, op_word.span)
 
     def trigger(self, words: list[S.Word], at: Span) -> N.Trigger | None:

@@ -1,7 +1,8 @@
 """Pass 8, emit: write bundles atomically, with a manifest, an index and a build cache.
 
 A build writes into a temporary directory beside OUT and renames it into place only when
-every task compiled, so a failed build leaves the previous OUT untouched.  Unchanged
+every task compiled, so a failed build leaves the previous OUT untouched; an incremental
+commit is journaled and builds of one OUT take turns (`outdir.py`).  Unchanged
 tasks (same sources, same wac) are copied from the previous build instead of recompiled.
 """
 
@@ -19,6 +20,7 @@ import jsonschema
 
 from wac import __version__
 from wac.bundle import model as B
+from wac.compiler import outdir
 from wac.compiler.lower import Lowered3, context_markdown
 from wac.compiler.rubric import markdown as rubric_markdown
 from wac.errors import UsageError
@@ -71,19 +73,73 @@ def _inline(node, defs):
 
 
 _VALID_PARTS: set[str] = set()
+_VALUE_CONSTRAINTS = frozenset(
+    {
+        "enum",
+        "const",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "not",
+        "if",
+    }
+)
+
+
+def _free(schema: dict) -> bool:
+    """Whether a value's validity under `schema` depends on its JSON type only."""
+    options = schema.get("anyOf", [schema])
+    return all(
+        isinstance(o, dict) and not (_VALUE_CONSTRAINTS & o.keys()) and "anyOf" not in o for o in options
+    )
+
+
+def _sub(schema: dict, kind: str) -> dict:
+    """The branch of an `anyOf` that describes a value of JSON type `kind`."""
+    for o in schema.get("anyOf", [schema]):
+        if isinstance(o, dict) and o.get("type") == kind:
+            return o
+    return schema
+
+
+def _shape(node, schema: dict):
+    """A JSON value with every number and string its schema does not constrain replaced by its
+    type: 20,000 crates at different places, with different ids, validate alike."""
+    if isinstance(node, dict):
+        sub = _sub(schema, "object")
+        props = sub.get("properties", {})
+        return {k: _shape(v, props.get(k, {"not": {}})) for k, v in node.items()}
+    if isinstance(node, list):
+        sub = _sub(schema, "array")
+        prefix = sub.get("prefixItems")
+        items = sub.get("items", {"not": {}})
+        return [_shape(v, prefix[i] if prefix and i < len(prefix) else items) for i, v in enumerate(node)]
+    if isinstance(node, bool) or node is None or not _free(schema):
+        return node
+    if isinstance(node, str):
+        return "<str>"
+    return "<int>" if isinstance(node, int) else "<float>"
 
 
 def validate_task(task_json: dict) -> None:
     """Validate an emitted task document against the JSON Schema generated from the models.
 
-    Scene objects and materials, shared by the many tasks of a scene, are validated once each.
+    Scene objects and materials, shared by the many tasks of a scene, are validated once each;
+    scene objects once per shape (`_shape`: alike but for values the schema does not constrain).
     """
     whole, one_object, one_material = _validators()
     scene = task_json["scene"]
     whole.validate({**task_json, "scene": {**scene, "objects": [], "materials": {}}})
     for validator, items in ((one_object, scene["objects"]), (one_material, scene["materials"].values())):
         for item in items:
-            key = hashlib.sha256(canonical_json(item)).hexdigest()
+            keyed = _shape(item, validator.schema) if validator is one_object else item
+            key = hashlib.sha256(canonical_json(keyed)).hexdigest()
             if key not in _VALID_PARTS:
                 validator.validate(item)
                 _VALID_PARTS.add(key)
@@ -218,19 +274,15 @@ class Output:
             os.replace(self.tmp, self.out)
             return
         trash = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
-        trash.mkdir(exist_ok=True)
         current = {e["id"] for e in index}
-        for entry in sorted(self.out.iterdir()):
-            if entry.is_dir() and entry.name not in current and (entry / "manifest.json").is_file():
-                os.replace(entry, trash / entry.name)  # a task that no longer exists
-        for task_id in self.written:
-            if (self.out / task_id).exists():
-                os.replace(self.out / task_id, trash / task_id)
-            os.replace(self.tmp / task_id, self.out / task_id)
-        os.replace(self.tmp / CACHE_FILE, self.out / CACHE_FILE)
-        os.replace(self.tmp / "index.json", self.out / "index.json")
-        shutil.rmtree(trash, ignore_errors=True)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        removed = [  # tasks that no longer exist
+            entry.name
+            for entry in sorted(self.out.iterdir())
+            if entry.is_dir() and entry.name not in current and (entry / "manifest.json").is_file()
+        ]
+        # journaled: a build killed from here on is rolled forward by the next one (outdir.py)
+        outdir.write_journal(self.out, self.tmp, trash, self.written, removed)
+        outdir.roll_forward(self.out, self.tmp, trash, self.written, removed, pause=True)
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -7,6 +7,7 @@ leaves this module: syntax errors become diagnostics with a span, a caret and a 
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 
@@ -20,7 +21,10 @@ from wac.errors import SourceErrors
 
 _UNIT_RE = re.compile(r"^(.*?)[ \t]*(m/s|deg/s|deg|rad|cm|mm|ms|kg|m|s|g)?$")
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
-MAX_NESTING = 64
+MAX_NESTING = 64  # brackets and braces open at once; operators in one expression item
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+# what the nesting scan looks at: strings and comments (skipped whole), newlines, brackets, operators
+_NESTING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[\n()\[\]{}+\-*/,;]')
 
 
 class _BracketNewlines:
@@ -207,6 +211,27 @@ _TOKEN_WORDS = {
 }
 
 
+_CONTROL_NAMES = {
+    "\r": "CARRIAGE RETURN",
+    "\v": "LINE TABULATION",
+    "\x0c": "FORM FEED",
+    "\x85": "NEXT LINE",
+    "\x7f": "DELETE",
+    "\x1b": "ESCAPE",
+}
+
+
+def _char_name(ch: str) -> str:
+    """`x` for a visible ASCII character; `U+000D CARRIAGE RETURN` for anything else."""
+    if ch.isascii() and ch.isprintable() and not ch.isspace():
+        return f"`{ch}`"
+    name = _CONTROL_NAMES.get(ch) or unicodedata.name(ch, "") or "CONTROL CHARACTER"
+    visible = (
+        f" `{ch}`" if ch.isprintable() and not ch.isspace() and unicodedata.category(ch)[0] != "C" else ""
+    )
+    return f"U+{ord(ch):04X} {name}{visible}"
+
+
 def _describe(types) -> str:
     names = sorted({_TOKEN_WORDS.get(t, t) for t in types})
     if len(names) > 6:
@@ -250,7 +275,73 @@ def decode(data: bytes, source_display: str, path) -> Source:
                 ),
             )
         )
+    lone_cr = re.search(r"\r(?!\n)", text)
+    if lone_cr:  # a comment would swallow the rest of the file: never let that pass silently
+        idx = lone_cr.start()
+        line = text.count("\n", 0, idx) + 1
+        col = idx - (text.rfind("\n", 0, idx) + 1) + 1
+        src = Source(path, source_display, text)
+        raise SourceErrors(
+            (
+                Diagnostic(
+                    "E002",
+                    f"unexpected character {_char_name(chr(13))}",
+                    Span(src, line, col, line, col + 1),
+                    "the file has carriage-return (CR-only) line ends: save it with LF or CR LF line ends",
+                ),
+            )
+        )
     return Source(path, source_display, text)
+
+
+def _too_deep(source: Source) -> Diagnostic | None:
+    """E005 at the first bracket or brace nested deeper than `MAX_NESTING`, or at an operator
+    past the `MAX_NESTING`th of one expression item (`1+1+…`, `- - -…`: each nests the tree).
+
+    Checked before parsing, so that no nesting depth reaches Python's recursion limit in the
+    parser or the tree transformer.  Strings and comments are skipped; unbalanced brackets
+    are left to the parser.
+    """
+    text = source.text
+    depth = ops = 0
+    for m in _NESTING_RE.finditer(text):
+        tok = m.group()
+        ch = tok[0]
+        if ch in '"#':
+            continue  # strings and comments
+        if ch == "\n":
+            ops = 0
+            continue
+        if ch in _OPENERS:
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch in "+-*/":
+            ops += 1
+        else:  # , ;
+            ops = 0
+        if depth > MAX_NESTING or ops > MAX_NESTING:
+            what = (
+                f"more than {MAX_NESTING} brackets and blocks open here"
+                if depth > MAX_NESTING
+                else f"more than {MAX_NESTING} operators in one expression"
+            )
+            i = m.start()
+            line = text.count("\n", 0, i) + 1
+            col = i - (text.rfind("\n", 0, i) + 1) + 1
+            return Diagnostic(
+                "E005",
+                f"nested too deeply: {what}",
+                Span(source, line, col, line, col + 1),
+                "flatten it: declare the inner part separately, or compute the value in fewer steps",
+            )
+    return None
+
+
+def _deepest(source: Source) -> Diagnostic:
+    lines = source.text.splitlines() or [""]
+    n = max(range(len(lines)), key=lambda i: len(lines[i])) + 1
+    return Diagnostic("E005", "expression or block nested too deeply", Span(source, n, 1, n, 2), "flatten it")
 
 
 def parse(source: Source) -> S.File:
@@ -258,24 +349,26 @@ def parse(source: Source) -> S.File:
     text = source.text
     if not text.endswith("\n"):
         text += "\n"
+    deep = _too_deep(source)
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
-        raise SourceErrors((_syntax_diagnostic(source, exc),)) from None
-    except RecursionError:
-        raise SourceErrors(
-            (Diagnostic("E005", "expression or block nested too deeply", Span(source, 1, 1, 1, 2)),)
-        ) from None
+        first = _syntax_diagnostic(source, exc)
+        if deep is not None and deep.span.line <= first.span.line:
+            first = deep
+        raise SourceErrors((first,)) from None
+    if deep is not None:
+        raise SourceErrors((deep,))
     try:
         statements = _ToSyntax(source).transform(tree)
-    except RecursionError:
-        raise SourceErrors(
-            (Diagnostic("E005", "expression or block nested too deeply", Span(source, 1, 1, 1, 2)),)
-        ) from None
+    except RecursionError:  # not reached below MAX_NESTING; kept so no depth can crash
+        raise SourceErrors((_deepest(source),)) from None
     except Exception as exc:  # lark wraps transformer errors
         inner = getattr(exc, "orig_exc", None)
         if isinstance(inner, SourceErrors):
             raise inner from None
+        if isinstance(inner, RecursionError):
+            raise SourceErrors((_deepest(source),)) from None
         raise
     return S.File(source, statements)
 
@@ -287,7 +380,14 @@ def _syntax_diagnostic(source: Source, exc: UnexpectedInput) -> Diagnostic:
         ch = source.text[exc.pos_in_stream] if exc.pos_in_stream < len(source.text) else "?"
         span = Span(source, line, column, line, column + 1)
         hint = None
-        if ch == "'":
+        shown = _char_name(ch)
+        if ch == "\r":
+            hint = "the file has carriage-return (CR-only or CR CR LF) line ends: save it with LF or CR LF line ends"
+        elif ch in "\u201c\u201d\u201e\u2018\u2019":
+            hint = 'strings use straight double quotes: "like this"'
+        elif shown != f"`{ch}`":
+            hint = "an invisible or look-alike character (often pasted from a web page or word processor): delete it"
+        elif ch == "'":
             hint = 'strings use double quotes: "like this"'
         elif ch == '"':
             hint = "this string is not closed before the end of the line"
@@ -295,7 +395,7 @@ def _syntax_diagnostic(source: Source, exc: UnexpectedInput) -> Diagnostic:
             hint = "values follow their keyword without `=`: write `yaw 30 deg`"
         elif ch == "{" or ch == "}":
             hint = "check the braces around this block"
-        return Diagnostic("E002", f"unexpected character `{ch}`", span, hint)
+        return Diagnostic("E002", f"unexpected character {shown}", span, hint)
     if isinstance(exc, UnexpectedEOF):
         last = len(source.text.splitlines()) or 1
         span = Span(source, last, 1, last, 2)

@@ -10,6 +10,8 @@
                                                               layout.py, assemble.py)
   5. check      clean scene, bounds, start, reachability     (validate.py)
   6. anomalies  operators checked and lowered to effects     (anomalies.py)
+  6b. honesty  no anomaly on a benign object, no second defect in the perturbed world, no
+               give-away text                            (honesty.py, perturbed.py, giveaway.py)
   7. lower      bundle models: task, context, rubric, plan   (lower.py, rubric.py, plan.py)
   8. emit       bundles written atomically, index, cache     (emit.py)
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from shapely.geometry import Point, Polygon
@@ -31,8 +33,11 @@ from wac.compiler.anomalies import Lowerer
 from wac.compiler.assemble import build_world
 from wac.compiler.diagnostics import Collector, Diagnostic, did_you_mean
 from wac.compiler.emit import Output, bundle_files, compiler_digest, index_entry, read_cache
+from wac.compiler.honesty import check_benign, check_giveaway
 from wac.compiler.layout import Layout, Materials
 from wac.compiler.lower import Lowered3, lower_task
+from wac.compiler.outdir import bundle_intact, intact, locked
+from wac.compiler.perturbed import check_perturbed
 from wac.compiler.plan import PlanError, make_plan
 from wac.compiler.resolve import Loader, discover
 from wac.compiler.validate import check_clean, check_start, walkable_grid
@@ -41,6 +46,7 @@ from wac.compiler.validate import check_clean, check_start, walkable_grid
 @dataclass
 class Result:
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
     tasks: dict[str, dict[str, bytes]] = field(default_factory=dict)  # task id -> bundle files
     index: list[dict] = field(default_factory=list)
     compiled: int = 0
@@ -56,6 +62,8 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     """Passes 3-7 for one task."""
     vis = loader.visible(path, diag)  # 3. resolve
     found = vis.scenes.get(task.scene)
+    if found is None and vis.broken_imports:
+        return None  # the failed import is reported; an unknown scene would only repeat it
     if found is None:
         diag.error(
             "E301",
@@ -97,6 +105,10 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     lowerer = Lowerer(built, layout, diag)
     lowered = [lowerer.lower(a) for a in anomalies]
     if diag or any(x is None for x in lowered):
+        return None
+    check_benign(built, anomalies, lowered, diag)
+    check_perturbed(built, lowered, lambda low: low.span, diag)
+    if diag:
         return None
     targets = [t for low in lowered for t in low.targets if t in built.objects]
     if len(set(targets)) != len(targets):
@@ -146,7 +158,9 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
         source = str(path.relative_to(loader.root.resolve()))
     except ValueError:
         pass
-    return lower_task(task.name, source, built, lowered, meta, layout, plan)
+    out = lower_task(task.name, source, built, lowered, meta, layout, plan)
+    check_giveaway(task, scene_decl, built, lowered, out.context, layout.materials.used, diag)
+    return None if diag else out
 
 
 def _file_digest(path: Path, loader: Loader | None = None) -> str:
@@ -167,6 +181,7 @@ class FileResult:
     tasks: list[tuple[str, str, dict[str, bytes] | None, dict | None]]  # name, location, files, index entry
     diagnostics: list[Diagnostic]
     deps: dict[str, str]
+    warnings: list[Diagnostic] = field(default_factory=list)
 
 
 def compile_file(path: Path, loader: Loader) -> FileResult:
@@ -183,6 +198,7 @@ def compile_file(path: Path, loader: Loader) -> FileResult:
         tdiag = Collector()
         lowered = compile_task(task, path, loader, tdiag)
         diag.items.extend(tdiag.items)
+        diag.warnings.extend(tdiag.warnings)
         if lowered is None or tdiag:
             tasks.append((task.name, task.span.location, None, None))
             continue
@@ -191,7 +207,7 @@ def compile_file(path: Path, loader: Loader) -> FileResult:
         tasks.append((task.name, task.span.location, files, index_entry(lowered, version)))
     # duplicate diagnostics (an import error seen by several tasks) are reported once
     unique = list(dict.fromkeys(diag.items))
-    return FileResult(path, tasks, unique, deps)
+    return FileResult(path, tasks, unique, deps, list(dict.fromkeys(diag.warnings)))
 
 
 def _warm_up() -> None:
@@ -208,13 +224,14 @@ def _compile_chunk(root: Path, cwd: Path, paths: list[Path]) -> list[FileResult]
     return [compile_file(p, loader) for p in paths]
 
 
-def _reusable(entry: dict | None, out: Path | None) -> bool:
+def _reusable(entry: dict | None, out: Path | None, strict: bool = False) -> bool:
     return (
         entry is not None
         and out is not None
+        and not (strict and entry.get("warnings"))
         and all(_file_digest(Path(d)) == h for d, h in entry["deps"].items())
-        and all((out / t).is_dir() for t in entry["tasks"])
         and set(entry["tasks"]) == set(entry.get("index", {}))
+        and all(bundle_intact(out / t, e["version_id"]) for t, e in entry["index"].items())
     )
 
 
@@ -225,12 +242,23 @@ def compile_project(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     total: Callable[[int], None] | None = None,
+    strict: bool = False,
 ) -> Result:
     """Compile every task in `sources`; with `out`, write bundles there (atomically).
+
+    Builds into one `out` take turns (a lock), and a commit a killed build left half done is
+    finished first (`outdir.py`).
 
     Unchanged files (same bytes for the file and everything it imports, same compiler)
     reuse their bundles from the previous build; `jobs` > 1 compiles files in parallel.
     """
+    if out is None:
+        return _compile_project(sources, root, None, jobs, progress, total, strict)
+    with locked(out):
+        return _compile_project(sources, root, out, jobs, progress, total, strict)
+
+
+def _compile_project(sources, root, out, jobs, progress, total, strict) -> Result:
     result = Result()
     files = discover(sources)
     cache = read_cache(out) if out is not None and out.exists() else {}
@@ -239,7 +267,8 @@ def compile_project(
         out is not None
         and entries
         and set(entries) == {str(f) for f in files}
-        and all(_reusable(e, out) for e in entries.values())
+        and all(_reusable(e, out, strict) for e in entries.values())
+        and intact(out, {t: i for e in entries.values() for t, i in e["index"].items()})
     ):
         result.up_to_date = True
         result.reused = sum(len(e["tasks"]) for e in entries.values())
@@ -247,7 +276,7 @@ def compile_project(
             (i for e in entries.values() for i in e["index"].values()), key=lambda e: e["id"]
         )
         return result
-    reuse = [f for f in files if out is not None and _reusable(entries.get(str(f)), out)]
+    reuse = [f for f in files if out is not None and _reusable(entries.get(str(f)), out, strict)]
     todo = [f for f in files if f not in set(reuse)]
     if total:
         total(len(files))
@@ -279,6 +308,10 @@ def compile_project(
             if f in results:
                 fr = results[f]
                 result.diagnostics.extend(fr.diagnostics)
+                if strict:
+                    result.diagnostics.extend(replace(w, severity="error") for w in fr.warnings)
+                else:
+                    result.warnings.extend(fr.warnings)
                 index = {}
                 for name, location, bundle, entry in fr.tasks:
                     if name in seen:
@@ -304,6 +337,7 @@ def compile_project(
                     "deps": fr.deps,
                     "tasks": [t[0] for t in fr.tasks],
                     "index": index,
+                    "warnings": len(fr.warnings),
                 }
             else:
                 e = entries[str(f)]

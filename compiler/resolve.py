@@ -32,6 +32,7 @@ class Visible:
     prefabs: dict[str, N.PrefabDecl]
     materials: dict[str, N.MaterialDecl]
     files: tuple[Path, ...]  # the file itself and everything it imports, for the build cache
+    broken_imports: bool = False  # an import failed (already reported): unknown names may be its fault
 
 
 @dataclass
@@ -110,7 +111,8 @@ class Loader:
                 "E302",
                 f"{what} `{written}` is outside the project root",
                 span,
-                "task files may only read files under the project root (the current directory, or --root)",
+                "task files may only read files under the project root (set it with --root, or put a "
+                "`wac.toml` in the project's top directory)",
             )
             return None
         if target.suffix.lower() not in suffixes:
@@ -136,6 +138,7 @@ class Loader:
         order: list[Path] = []
         stack = [path]
         seen: set[Path] = set()
+        broken = False
         while stack:
             p = stack.pop()
             if p in seen:
@@ -147,9 +150,12 @@ class Loader:
             order.append(p)
             for imp in mod.imports:
                 target = self.resolve_path(p, imp.path, imp.span, diag, "import", (".wa",))
-                if target is not None:
+                if target is None:
+                    broken = True
+                else:
                     if self.load(target) is None and target in self.failed:
                         diag.items.extend(self.failed[target])
+                        broken = True
                     stack.append(target)
         scenes: dict[str, tuple[N.SceneDecl, N.Module]] = {}
         prefabs: dict[str, N.PrefabDecl] = {}
@@ -193,7 +199,7 @@ class Loader:
                     )
                 user_material[m.name] = m.span
                 materials[m.name] = m
-        vis = Visible(scenes, prefabs, materials, tuple(sorted(order)))
+        vis = Visible(scenes, prefabs, materials, tuple(sorted(order)), broken)
         self._visible[path] = vis
         return vis
 

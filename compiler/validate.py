@@ -1,7 +1,9 @@
 """Pass 5, check the clean world: nothing floats or interpenetrates, the start is sound,
 and the walkable grid shows what the agent can reach.
 
-Interpenetration uses trimesh's collision manager (FCL) on the solid parts' meshes;
+Pairs of objects are found with a broad phase (shapely's STRtree over the objects' ground
+boxes), so a scene of n objects costs about n log n, not n²; interpenetration of the
+candidate pairs then uses trimesh's collision manager (FCL) on the solid parts' meshes;
 reachability rasterises solid footprints (inflated by the agent's radius) onto a grid
 inside the bounds polygon and labels its connected components with scipy.
 """
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import shapely
 from scipy import ndimage
 from shapely import contains_xy
 from shapely.geometry import MultiPoint, Point, Polygon
@@ -146,12 +149,49 @@ def check_clean(built: Built, diag: Collector, span, memo: dict | None = None) -
         _check_clean(built, diag, span, built.task_local, pairs_with=True)
 
 
+def near_pairs(objects, gap: float) -> list[tuple[int, int]]:
+    """Index pairs (i < j) of objects whose bounding boxes are at most `gap` apart on every axis.
+
+    The broad phase of the clean-scene check: an STRtree over the ground boxes, then the
+    heights compared; callers test the candidates exactly.
+    """
+    if len(objects) < 2:
+        return []
+    lo = np.array([o.aabb_min for o in objects], dtype=float)
+    hi = np.array([o.aabb_max for o in objects], dtype=float)
+    half = gap / 2 + 1e-9
+    boxes = shapely.box(lo[:, 0] - half, lo[:, 1] - half, hi[:, 0] + half, hi[:, 1] + half)
+    a, b = shapely.STRtree(boxes).query(boxes, predicate="intersects")
+    keep = a < b
+    a, b = a[keep], b[keep]
+    keep = (lo[a, 2] <= hi[b, 2] + gap + 1e-9) & (lo[b, 2] <= hi[a, 2] + gap + 1e-9)
+    return sorted(zip(a[keep].tolist(), b[keep].tolist(), strict=True))
+
+
+def _below(o: B.SceneObject, objects) -> tuple[B.SceneObject, float] | None:
+    """The object right beneath `o` (its ground box overlapping o's) and the gap to its top."""
+    best = None
+    for other in objects:
+        if other.id == o.id or other.aabb_max[2] > o.aabb_min[2] + TOUCH_M:
+            continue
+        if all(other.aabb_min[k] < o.aabb_max[k] and o.aabb_min[k] < other.aabb_max[k] for k in (0, 1)):
+            gap = o.aabb_min[2] - other.aabb_max[2]
+            if best is None or gap < best[1]:
+                best = (other, gap)
+    return best
+
+
 def _check_clean(
     built: Built, diag: Collector, span, only: frozenset[str] | None, pairs_with: bool = False
 ) -> None:
     benign = {b.object for b in built.scene.benign}
-    objs = [o for o in built.scene.objects if o.solid]
-    for o in built.scene.objects:
+    everything = built.scene.objects
+    pairs = near_pairs(everything, TOUCH_M)
+    touching: set[int] = {
+        i for pair in pairs for i in pair if _touch(everything[pair[0]], everything[pair[1]])
+    }
+    floating = []
+    for i, o in enumerate(everything):
         if only is not None and o.id not in only:
             continue
         if o.attached_to is not None and o.attached_to not in built.objects:
@@ -165,37 +205,52 @@ def _check_clean(
             continue
         if o.support is not None or o.attached_to is not None:
             continue
-        if any(_touch(o, other) for other in built.scene.objects if other.id != o.id):
+        if i in touching:
             continue
+        floating.append(o)
+    for o in floating:
         thing = built.things.get(o.id)
-        diag.error(
-            "E501",
-            f"`{o.id}` floats {o.aabb_min[2]:.2f} m above the ground in the clean scene",
-            thing.span if thing else span,
-            "put it on the ground (drop the z coordinate), rest it `on` another object, or mark it `benign`",
-        )
-    for i, a in enumerate(objs):
-        for b in objs[i + 1 :]:
-            if a.id in benign or b.id in benign:
+        under = _below(o, everything)
+        if under is None:
+            diag.error(
+                "E501",
+                f"`{o.id}` floats {o.aabb_min[2]:.2f} m above the ground in the clean scene",
+                thing.span if thing else span,
+                "put it on the ground (drop the z coordinate), rest it `on` another object, or mark it `benign`",
+            )
+        else:
+            other, gap = under
+            diag.error(
+                "E501",
+                f"`{o.id}` floats {gap:.2f} m above `{other.id}` beneath it in the clean scene "
+                f"({o.aabb_min[2]:.2f} m above the ground)",
+                thing.span if thing else span,
+                f"rest it on that object (`on {other.id}`), lower it by {gap:.2f} m, or mark it `benign`",
+            )
+    for i, j in pairs:
+        a, b = everything[i], everything[j]
+        if not (a.solid and b.solid):
+            continue
+        if a.id in benign or b.id in benign:
+            continue
+        if only is not None:
+            if pairs_with and a.id not in only and b.id not in only:
                 continue
-            if only is not None:
-                if pairs_with and a.id not in only and b.id not in only:
-                    continue
-                if not pairs_with and (a.id not in only or b.id not in only):
-                    continue
-            if b.id in (a.support, a.attached_to) or a.id in (b.support, b.attached_to):
+            if not pairs_with and (a.id not in only or b.id not in only):
                 continue
-            if not _overlap(a, b, PENETRATION_M):
-                continue
-            depth = penetration(a, b)
-            if depth > PENETRATION_M:
-                thing = built.things.get(b.id) or built.things.get(a.id)
-                diag.error(
-                    "E502",
-                    f"`{a.id}` and `{b.id}` interpenetrate by {depth:.2f} m in the clean scene",
-                    thing.span if thing else span,
-                    f"move one of them apart, declare `attached_to {a.id}` on {b.id} if it is set into it, or mark one `benign`",
-                )
+        if b.id in (a.support, a.attached_to) or a.id in (b.support, b.attached_to):
+            continue
+        if not _overlap(a, b, PENETRATION_M):
+            continue
+        depth = penetration(a, b)
+        if depth > PENETRATION_M:
+            thing = built.things.get(b.id) or built.things.get(a.id)
+            diag.error(
+                "E502",
+                f"`{a.id}` and `{b.id}` interpenetrate by {depth:.2f} m in the clean scene",
+                thing.span if thing else span,
+                f"move one of them apart, declare `attached_to {a.id}` on {b.id} if it is set into it, or mark one `benign`",
+            )
 
 
 def footprints(built: Built, memo: dict | None) -> dict[str, Polygon | None]:

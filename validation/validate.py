@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -205,12 +206,23 @@ class ValidationResult:
         return self.counterexample is None
 
 
+def hypothesis_home() -> Path:
+    """Where hypothesis keeps its files during `wac validate`: the user's cache, never the cwd."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "wac" / "hypothesis"
+
+
 def validate_bundle(
     path, examples: int = PROFILES["ci"], seed: int | None = None, log=None
 ) -> ValidationResult:
     """Search for a variation that breaks the differential property; shrink it if found."""
     from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.configuration import set_hypothesis_home_dir
     from hypothesis.errors import NoSuchExample
+
+    set_hypothesis_home_dir(
+        hypothesis_home()
+    )  # its caches (constants, charmap) otherwise go to ./.hypothesis
 
     from .selfcheck import load_bundle
 

@@ -26,8 +26,33 @@ def _sources(args) -> list[Path]:
     return paths
 
 
+PROJECT_MARKER = "wac.toml"
+
+
+def infer_root(sources: list[Path], cwd: Path) -> Path:
+    """The project root when `--root` is not given.
+
+    The current directory when it holds every source (the usual case); else the nearest
+    directory above the sources that holds a `wac.toml`; else the common parent of the given
+    paths (the directory that holds them), so `wac build /elsewhere/tasks` can read
+    `/elsewhere/scenes`.
+    """
+    paths = [p.resolve() for p in sources]
+    cwd = cwd.resolve()
+    if all(p.is_relative_to(cwd) for p in paths):
+        return cwd
+    common = Path(os.path.commonpath([str(p if p.is_dir() else p.parent) for p in paths]))
+    for d in (common, *common.parents):
+        if (d / PROJECT_MARKER).is_file():
+            return d
+    return Path(os.path.commonpath([str(p.parent) for p in paths]))
+
+
 def _root(args) -> Path:
-    root = Path(args.root) if getattr(args, "root", None) else Path.cwd()
+    if getattr(args, "root", None):
+        root = Path(args.root)
+    else:
+        root = infer_root(_sources(args), Path.cwd())
     if not root.is_dir():
         raise UsageError(f"project root is not a directory: {root}")
     return root.resolve()
@@ -47,6 +72,7 @@ def _report(result, args, started: float, wrote: str | None) -> int:
                 {
                     "ok": result.ok,
                     "diagnostics": [d.as_json() for d in result.diagnostics],
+                    "warnings": [d.as_json() for d in result.warnings],
                     "tasks": [e["id"] for e in result.index],
                     "compiled": result.compiled,
                     "reused": result.reused,
@@ -59,6 +85,7 @@ def _report(result, args, started: float, wrote: str | None) -> int:
         for d in result.diagnostics:
             print(d.render(), file=sys.stderr)
             print(file=sys.stderr)
+        _print_warnings(result.warnings)
     n = len(result.diagnostics)
     secs = time.perf_counter() - started
     if not args.json:
@@ -75,6 +102,21 @@ def _report(result, args, started: float, wrote: str | None) -> int:
             )
             print(f"wac: {done} task(s){' into ' + wrote if wrote else ''} ({secs:.2f} s)", file=sys.stderr)
     return 1 if n else 0
+
+
+SHOWN_WARNINGS = 5
+
+
+def _print_warnings(warnings) -> None:
+    for d in warnings[:SHOWN_WARNINGS]:
+        print(d.render(), file=sys.stderr)
+        print(file=sys.stderr)
+    if len(warnings) > SHOWN_WARNINGS:
+        print(
+            f"wac: {len(warnings) - SHOWN_WARNINGS} more warning(s) not shown (`--json` lists all; "
+            "`--strict` makes them errors)",
+            file=sys.stderr,
+        )
 
 
 def _progress(args):
@@ -98,7 +140,13 @@ def cmd_build(args) -> int:
     out = Path(args.output)
     step, total = _progress(args)
     result = compile_project(
-        _sources(args), _root(args), out=out, jobs=_jobs(args), progress=step, total=total
+        _sources(args),
+        _root(args),
+        out=out,
+        jobs=_jobs(args),
+        progress=step,
+        total=total,
+        strict=args.strict,
     )
     return _report(result, args, started, str(out))
 
@@ -107,7 +155,7 @@ def cmd_check(args) -> int:
     from wac.compiler.pipeline import compile_project
 
     started = time.perf_counter()
-    result = compile_project(_sources(args), _root(args), out=None, jobs=_jobs(args))
+    result = compile_project(_sources(args), _root(args), out=None, jobs=_jobs(args), strict=args.strict)
     return _report(result, args, started, None)
 
 
@@ -194,15 +242,19 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("sources", nargs="+", metavar="SRC")
     b.add_argument("-o", "--output", default="build", metavar="OUT", help="output directory (default build/)")
     b.add_argument(
-        "--root", help="project root: sources may only read files under it (default: current directory)"
+        "--root",
+        help="project root: sources may only read files under it (default: the current directory if it "
+        "holds the sources, else the nearest directory with a wac.toml, else the sources' parent)",
     )
+    b.add_argument("--strict", action="store_true", help="treat warnings (W###) as errors")
     b.add_argument("--json", action="store_true", help="machine-readable diagnostics on stdout")
     b.add_argument("-j", "--jobs", type=int, help="parallel compile processes (default: one per CPU)")
     b.set_defaults(func=cmd_build)
 
     c = sub.add_parser("check", help="type-check task sources without writing anything")
     c.add_argument("sources", nargs="+", metavar="SRC")
-    c.add_argument("--root")
+    c.add_argument("--root", help="project root (default as for `build`)")
+    c.add_argument("--strict", action="store_true", help="treat warnings (W###) as errors")
     c.add_argument("--json", action="store_true")
     c.add_argument("-j", "--jobs", type=int, help="parallel compile processes (default: one per CPU)")
     c.set_defaults(func=cmd_check)

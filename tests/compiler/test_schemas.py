@@ -25,3 +25,28 @@ def test_taxonomy_command_lists_every_category(capsys):
 
     for c in registry().categories:
         assert c.name in out
+
+
+def test_objects_validated_by_shape_still_reject_a_wrong_value(tmp_path):
+    """Objects alike but for unconstrained values are validated once; a wrong type is still caught."""
+    import json
+
+    import jsonschema
+
+    from wac.compiler.emit import validate_task
+    from wac.compiler.pipeline import compile_project
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "out"
+    assert compile_project([root / "taxonomy" / "examples" / "scale.wa"], root, out=out).ok
+    doc = json.loads((out / "scale_demo" / "task.json").read_text())
+    validate_task(doc)
+    first = doc["scene"]["objects"][0]
+    twin = {**first, "id": first["id"] + "_twin", "position": [9.5, 9.5, 0.0]}
+    validate_task({**doc, "scene": {**doc["scene"], "objects": [*doc["scene"]["objects"], twin]}})
+    bad = {**first, "id": first["id"] + "_bad", "position": ["9.5", 9.5, 0.0]}
+    with pytest.raises(jsonschema.ValidationError):
+        validate_task({**doc, "scene": {**doc["scene"], "objects": [*doc["scene"]["objects"], bad]}})
+    worse = {**first, "id": first["id"] + "_worse", "parts": [{**first["parts"][0], "shape": "blob"}]}
+    with pytest.raises(jsonschema.ValidationError):
+        validate_task({**doc, "scene": {**doc["scene"], "objects": [*doc["scene"]["objects"], worse]}})

@@ -7,6 +7,7 @@ The recall of the validator on this suite (caught with the expected message / al
 from __future__ import annotations
 
 import pytest
+from compiler_cases import COMPILER_CASES
 from validation_helpers import BROKEN, build
 
 from wac.validation.selfcheck import check_bundle
@@ -35,6 +36,7 @@ CASES = {
 }
 
 _caught: dict[str, bool] = {}
+CASES.update(COMPILER_CASES)
 
 
 def _catch(name: str, tmp_path) -> tuple[str, str]:

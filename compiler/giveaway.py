@@ -1,0 +1,232 @@
+"""Pass 7b, give-away text: nothing the auditor is told names a target together with its defect.
+
+Every string of the agent context (task id, scene description, hint, interactive objects'
+names) is cut into sentences; a sentence gives the anomaly away when it names one of its
+targets (the rubric's object names and synonyms, or the object's id) and also a defect term
+of its operator or category (the taxonomy's `defect_terms`).  Words are compared by a light
+stem (`floats`, `floating`, `floated` -> `float`) after splitting on anything that is not a
+letter and on camelCase, so `floating_crate`, `FloatingCrate` and "the crates float" match.
+
+Material words ("stone", "wooden") count only right beside the name ("a stone barrel", "the
+barrel made of stone"): a scene description lists many objects with their materials.
+Terms that describe the clean target itself (its id words, prefab kind and clean materials:
+"the wooden crate" is no give-away for a material swap) and a few words that describe clean
+scenes as often as defects (`GENERIC`) are not counted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SENTENCE_RE = re.compile(r"[.!?;\n]+")
+_SUFFIXES = (("ying", "y"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", ""))
+
+# Defect terms that, alone, name a place, a size or a light as often as a defect.
+GENERIC = frozenset(
+    {
+        "two",
+        "180",
+        "above",
+        "inside",
+        "through",
+        "on top",
+        "open",
+        "light",
+        "far",
+        "position",
+        "distance",
+        "day",
+        "night",
+        "dark",
+        "bright",
+        "flat",
+        "different",
+        "wrong",
+        "new",
+        "floor",
+        "ground",
+        "surface",
+        "solid",
+        "placed",
+        "off",
+        "size",
+        "large",
+        "small",
+        "wide",
+        "narrow",
+        "material",
+        "texture",
+        "color",
+        "colour",
+        "red",
+        "lit",
+        "lighting",
+        "static",
+        "fast",
+        "speed",
+        "interact",
+        "reach",
+        "behind",
+        "obstacle",
+        "enter",
+        "pushed",
+        "moves",
+        "moving",
+        "facing",
+        "away",
+        "era",
+        "century",
+        "door",
+        "lamp",
+        "box",
+        "walk on",
+        "stand on",
+    }
+)
+
+
+# Terms that count only beside the target's name (before it, or up to 3 words after it).
+ADJACENT = frozenset(
+    {
+        "wood",
+        "wooden",
+        "metal",
+        "metallic",
+        "stone",
+        "glass",
+        "leather",
+        "fabric",
+        "cloth",
+        "plastic",
+        "brick",
+        "concrete",
+        "cardboard",
+        "paper",
+        "rubber",
+        "marble",
+        "iron",
+        "steel",
+        "ceramic",
+        "straw",
+        "gold",
+        "golden",
+        "transparent",
+        "translucent",
+    }
+)
+
+
+def stem(word: str) -> str:
+    """A light English stem: plural, -ing, -ed and -ly endings and a final `e` removed."""
+    w = word.lower()
+    for suffix, repl in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not (suffix == "s" and w.endswith("ss")):
+            w = w[: -len(suffix)] + repl
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]  # flipped -> flipp -> flip
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Stemmed words of a text, split on non-letters and camelCase; numbers dropped."""
+    return tuple(stem(w) for w in _WORD_RE.findall(text) if not w.isdigit())
+
+
+@dataclass(frozen=True)
+class Target:
+    """What names one anomaly's target and what names its defect."""
+
+    names: tuple[tuple[str, str], ...]  # (object name, synonym or id as written, the name to report)
+    terms: tuple[str, ...]  # defect terms, as written
+    clean_words: frozenset[str] = frozenset()  # stems that describe the clean target
+
+
+@dataclass(frozen=True)
+class Finding:
+    where: str  # "the task id", "the hint", …
+    sentence: str
+    name: str
+    term: str
+
+
+def _phrases(items: Iterable[str]) -> dict[tuple[str, ...], str]:
+    out: dict[tuple[str, ...], str] = {}
+    for item in items:
+        ws = words(item)
+        if ws:
+            out.setdefault(ws, item)
+    return out
+
+
+def _name_phrases(names: Iterable[tuple[str, str]]) -> dict[tuple[str, ...], str]:
+    """Each name as a whole and by its head noun (`grain sack` -> `sack`; `bag of grain` -> `bag`)."""
+    out: dict[tuple[str, ...], str] = {}
+    for name, shown in names:
+        ws = tuple(w for w in words(name) if len(w) >= 3)
+        if not ws:
+            continue
+        out.setdefault(ws, shown)
+        raw = [w.lower() for w in _WORD_RE.findall(name) if not w.isdigit()]
+        head = raw[raw.index("of") - 1] if "of" in raw[1:] else raw[-1]
+        if len(head) >= 3:
+            out.setdefault((stem(head),), shown)
+    return out
+
+
+def _find(sentence: tuple[str, ...], phrase: tuple[str, ...]) -> list[range]:
+    n = len(phrase)
+    return [range(i, i + n) for i in range(len(sentence) - n + 1) if sentence[i : i + n] == phrase]
+
+
+def sentences(text: str, whole: bool = False) -> list[str]:
+    if whole:
+        return [text]
+    return [s.strip() for s in _SENTENCE_RE.split(text) if s.strip()]
+
+
+def find_giveaways(texts: Iterable[tuple[str, str, bool]], targets: Iterable[Target]) -> list[Finding]:
+    """Sentences of `texts` ((where, text, whole)) that name a target together with its defect."""
+    compiled = []
+    for t in targets:
+        names = _name_phrases(t.names)
+        generic = {words(g) for g in GENERIC}
+        terms = {
+            p: raw
+            for p, raw in _phrases(t.terms).items()
+            if p not in generic and not (len(p) == 1 and p[0] in t.clean_words)
+        }
+        compiled.append((names, terms))
+    found: list[Finding] = []
+    for where, text, whole in texts:
+        for sent in sentences(text, whole):
+            ws = words(sent)
+            for names, terms in compiled:
+                hit = _first_pair(ws, names, terms)
+                if hit:
+                    found.append(Finding(where, sent, *hit))
+                    break
+    return found
+
+
+def _first_pair(ws, names, terms) -> tuple[str, str] | None:
+    for nphrase, name in names.items():
+        for nr in _find(ws, nphrase):
+            for tphrase, term in terms.items():
+                for tr in _find(ws, tphrase):
+                    if not set(nr).isdisjoint(tr):
+                        continue
+                    if tphrase in _ADJACENT and not (
+                        nr.start - 2 <= tr.start < nr.start or nr.stop <= tr.start <= nr.stop + 2
+                    ):
+                        continue
+                    return name, term
+    return None
+
+
+_ADJACENT = {words(a) for a in ADJACENT}

@@ -1,0 +1,135 @@
+"""Checks between passes 6 and 7: an anomaly changes no excluded object, and nothing the
+auditor is told gives it away.
+
+* E613: an anomaly that changes (targets, or has an effect on) an object the scene marks
+  `benign` — a deliberate oddity that evaluation excludes — cannot be scored.
+* E540: the scene description, the hint or an interactive object's name names a target
+  together with a defect term of its category (`wac.compiler.giveaway`).
+* W541: the task id does the same.  Task ids reach the auditor (context.json, the bundle
+  directory) unless the build is sealed, so this is a warning that `--strict` makes an error;
+  the shipped corpus names its tasks after their defects for people, not auditors.
+"""
+
+from __future__ import annotations
+
+from wac.bundle import model as B
+from wac.compiler import nodes as N
+from wac.compiler.anomalies import Lowered
+from wac.compiler.assemble import Built
+from wac.compiler.diagnostics import Collector
+from wac.compiler.giveaway import Finding, Target, find_giveaways, words
+from wac.compiler.spans import Span
+from wac.taxonomy.registry import registry
+
+
+def check_benign(
+    built: Built, anomalies: tuple[N.Anomaly, ...], lowered: list[Lowered], diag: Collector
+) -> None:
+    benign = {b.object: b.reason for b in built.scene.benign}
+    if not benign:
+        return
+    for a, low in zip(anomalies, lowered, strict=True):
+        changed = list(dict.fromkeys([*low.targets, *(e.target for e in low.effects if e.target)]))
+        for oid in changed:
+            if oid not in benign:
+                continue
+            span = next((n.span for n in a.operand if n.text == oid), a.span)
+            reason = f" ({benign[oid]})" if benign[oid] else ""
+            diag.error(
+                "E613",
+                f"`{low.spec.name}` changes `{oid}`, which the scene marks `benign`{reason}",
+                span,
+                f"benign objects are excluded from evaluation, so a defect there is never scored; "
+                f"pick another target or drop `benign {oid}` from the scene",
+            )
+
+
+def _targets(built: Built, lowered: list[Lowered], materials: dict[str, B.Material]) -> list[Target]:
+    reg = registry()
+    out = []
+    for low in lowered:
+        cat = reg.category(low.category)
+        names: list[tuple[str, str]] = []
+        clean: set[str] = set()
+        for tid in low.targets:
+            o = built.objects.get(tid) or next((n for n in low.new_objects if n.id == tid), None)
+            if o is None:
+                continue
+            names += [(n, o.name) for n in (o.name, *o.synonyms, tid)]
+            clean |= set(words(tid)) | set(words(o.prefab or "")) | set(words(o.kind))
+            for p in o.parts:
+                m = materials.get(p.material)
+                clean |= set(words(p.material.split("~")[0]))
+                if m is not None:
+                    clean |= set(words(m.category))
+        out.append(Target(tuple(names), tuple(low.spec.defect_terms + cat.defect_terms), frozenset(clean)))
+    return out
+
+
+def check_giveaway(
+    task: N.TaskDecl,
+    scene: N.SceneDecl,
+    built: Built,
+    lowered: list[Lowered],
+    context: B.AgentContext,
+    materials: dict[str, B.Material],
+    diag: Collector,
+) -> None:
+    targets = _targets(built, lowered, materials)
+    desc = task.body.setting("description") or scene.body.setting("description")
+    hint = task.body.setting("hint")
+    texts = [("the scene description", context.scene_description, False, desc.span if desc else task.span)]
+    if hint is not None and context.hint:
+        texts.append(("the hint", context.hint, False, hint.span))
+    for name in context.interactive_objects:
+        decl = next(
+            (built.things[o.id] for o in built.scene.objects if o.name == name and o.id in built.things), None
+        )
+        texts.append(("an interactive object's name", name, True, decl.span if decl else task.span))
+    for where, text, whole, span in texts:
+        for f in find_giveaways([(where, text, whole)], targets):
+            diag.error("E540", _message(f), span, _hint(f))
+    if (built.task_settings or {}).get("example", {}).get("flag"):
+        return  # a demonstration is named for its category and shown as such
+    found = find_giveaways([("the task id", task.name, True)], targets)
+    for f in found:
+        diag.warn("W541", _message(f), _name_span(task), _hint(f))
+    if found:
+        return
+    id_words = words(task.name)
+    for low in lowered:  # an id may name the defect alone: `market_invisible_wall`, `factory_floor_hole`
+        op = words(low.spec.name)
+        if any(id_words[i : i + len(op)] == op for i in range(len(id_words) - len(op) + 1)):
+            diag.warn(
+                "W541",
+                f'the task id gives the anomaly away: "{task.name}" names its operator ({low.spec.name})',
+                _name_span(task),
+                "the auditor reads the task id: rename the task so that its id does not name the defect, "
+                "or seal the build",
+            )
+            return
+
+
+def _message(f: Finding) -> str:
+    return f'{f.where} gives the anomaly away: "{f.sentence}" names the target ({f.name}) and its defect ({f.term})'
+
+
+_FIXES = {
+    "the scene description": "describe the scene without saying what is wrong with the {name}",
+    "the hint": "hint at the kind of defect without naming the {name}",
+    "an interactive object's name": "name the object for what it is, not for its defect",
+    "the task id": "rename the task so that its id does not name both the {name} and its defect, or seal the build",
+}
+
+
+def _hint(f: Finding) -> str:
+    return f"the auditor reads {f.where}: " + _FIXES[f.where].format(name=f.name)
+
+
+def _name_span(task: N.TaskDecl) -> Span:
+    sp = task.span
+    line = sp.source.line(sp.line)
+    col = line.find(task.name, sp.column - 1)
+    if col < 0:
+        return sp
+    return Span(sp.source, sp.line, col + 1, sp.line, col + 1 + len(task.name))
