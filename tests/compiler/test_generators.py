@@ -198,7 +198,7 @@ ROOMS = """
 
 
 def test_rooms_share_walls_and_name_their_pieces(project):
-    objs = objects(build(project, source(LAMPS + ROOMS, "anomaly float house_door_1 by 0.3 m")))
+    objs = objects(build(project, source(LAMPS + ROOMS, "anomaly float lamps_1 by 0.3 m")))
     walls = {k for k in objs if "_wall_" in k}
     assert walls == {
         "house_wall_n",
@@ -232,7 +232,7 @@ def test_an_l_shaped_room_builds_clean(project):
         window 3
     }
 """,
-        "anomaly float hall_door_1 by 0.3 m",
+        "anomaly float lamps_1 by 0.3 m",
     )
     objs = objects(build(project, text))
     assert {"hall_wall_2", "hall_wall_4", "hall_wall_5", "hall_wall_6", "hall_window_1"} <= set(objs)
