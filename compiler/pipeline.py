@@ -33,6 +33,7 @@ from wac.compiler.layout import Layout, Materials
 from wac.compiler.lower import Lowered3, lower_task
 from wac.compiler.plan import PlanError, make_plan
 from wac.compiler.resolve import Loader, discover
+from wac.compiler.seal import add_mapping, seal
 from wac.compiler.validate import check_clean, check_start, walkable_grid
 
 
@@ -167,7 +168,7 @@ class FileResult:
     deps: dict[str, str]
 
 
-def compile_file(path: Path, loader: Loader) -> FileResult:
+def compile_file(path: Path, loader: Loader, sealed: bool = False) -> FileResult:
     module = loader.load(path)  # 1. parse, 2. AST
     if module is None:
         return FileResult(
@@ -184,7 +185,11 @@ def compile_file(path: Path, loader: Loader) -> FileResult:
         if lowered is None or tdiag:
             tasks.append((task.name, task.span.location, None, None))
             continue
-        files = bundle_files(lowered)
+        if sealed:  # opaque ids (seal.py)
+            lowered, original = seal(lowered)
+            files = add_mapping(bundle_files(lowered), lowered.task.id, original, lowered.task.source)
+        else:
+            files = bundle_files(lowered)
         version = json.loads(files["manifest.json"])["version_id"]
         tasks.append((task.name, task.span.location, files, index_entry(lowered, version)))
     # duplicate diagnostics (an import error seen by several tasks) are reported once
@@ -201,9 +206,9 @@ def _warm_up() -> None:
     _parser(), load_stdlib(), registry(), _validators()
 
 
-def _compile_chunk(root: Path, cwd: Path, paths: list[Path]) -> list[FileResult]:
+def _compile_chunk(root: Path, cwd: Path, paths: list[Path], sealed: bool = False) -> list[FileResult]:
     loader = Loader(root=root, cwd=cwd)
-    return [compile_file(p, loader) for p in paths]
+    return [compile_file(p, loader, sealed) for p in paths]
 
 
 def _reusable(entry: dict | None, out: Path | None) -> bool:
@@ -211,7 +216,7 @@ def _reusable(entry: dict | None, out: Path | None) -> bool:
         entry is not None
         and out is not None
         and all(_file_digest(Path(d)) == h for d, h in entry["deps"].items())
-        and all((out / t).is_dir() for t in entry["tasks"])
+        and all((out / entry["index"].get(t, {}).get("id", t)).is_dir() for t in entry["tasks"])
         and set(entry["tasks"]) == set(entry.get("index", {}))
     )
 
@@ -223,15 +228,19 @@ def compile_project(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     total: Callable[[int], None] | None = None,
+    sealed: bool = False,
 ) -> Result:
     """Compile every task in `sources`; with `out`, write bundles there (atomically).
 
     Unchanged files (same bytes for the file and everything it imports, same compiler)
-    reuse their bundles from the previous build; `jobs` > 1 compiles files in parallel.
+    reuse their bundles from the previous build; `jobs` > 1 compiles files in parallel;
+    `sealed` gives evaluation tasks opaque ids (seal.py).
     """
     result = Result()
     files = discover(sources)
     cache = read_cache(out) if out is not None and out.exists() else {}
+    if cache.get("sealed", False) != sealed:  # a sealed build reuses only sealed bundles
+        cache = {}
     entries = cache.get("files", {})
     if (
         out is not None
@@ -258,7 +267,8 @@ def compile_project(
         _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
         chunks = [todo[i :: jobs * 4] for i in range(jobs * 4)]
         with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
-            for chunk_result in pool.map(_compile_chunk, [root] * len(chunks), [cwd] * len(chunks), chunks):
+            n = len(chunks)
+            for chunk_result in pool.map(_compile_chunk, [root] * n, [cwd] * n, chunks, [sealed] * n):
                 for fr in chunk_result:
                     results[fr.path] = fr
                     if progress:
@@ -266,10 +276,10 @@ def compile_project(
     else:
         loader = Loader(root=root, cwd=cwd)
         for f in todo:
-            results[f] = compile_file(f, loader)
+            results[f] = compile_file(f, loader, sealed)
             if progress:
                 progress(1)
-    new_cache: dict = {"compiler": compiler_digest(), "files": {}}
+    new_cache: dict = {"compiler": compiler_digest(), "files": {}, **({"sealed": True} if sealed else {})}
     seen: dict[str, str] = {}
     output = Output(out) if out is not None else None
     try:
@@ -297,7 +307,7 @@ def compile_project(
                     result.compiled += 1
                     index[name] = entry
                     if output is not None:
-                        output.add(name, bundle)
+                        output.add(entry["id"], bundle)
                 new_cache["files"][str(f)] = {
                     "deps": fr.deps,
                     "tasks": [t[0] for t in fr.tasks],
@@ -317,7 +327,7 @@ def compile_project(
                         )
                         continue
                     seen[name] = str(f)
-                    output.reuse(name)
+                    output.reuse(e["index"][name]["id"])
                     result.index.append(e["index"][name])
                     result.reused += 1
                 new_cache["files"][str(f)] = e

@@ -98,7 +98,7 @@ def cmd_build(args) -> int:
     out = Path(args.output)
     step, total = _progress(args)
     result = compile_project(
-        _sources(args), _root(args), out=out, jobs=_jobs(args), progress=step, total=total
+        _sources(args), _root(args), out=out, jobs=_jobs(args), progress=step, total=total, sealed=args.sealed
     )
     return _report(result, args, started, str(out))
 
@@ -198,6 +198,11 @@ def parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--json", action="store_true", help="machine-readable diagnostics on stdout")
     b.add_argument("-j", "--jobs", type=int, help="parallel compile processes (default: one per CPU)")
+    b.add_argument(
+        "--sealed",
+        action="store_true",
+        help="opaque task ids and directory names; the mapping is withheld in each bundle's seal.json",
+    )
     b.set_defaults(func=cmd_build)
 
     c = sub.add_parser("check", help="type-check task sources without writing anything")
