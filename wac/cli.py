@@ -233,6 +233,7 @@ def parser() -> argparse.ArgumentParser:
         "wac.audit.mcp_server",
         "wac.audit.judge",
         "wac.audit.report",
+        "wac.audit.hf_dataset",
     ):
         try:
             register = __import__(module, fromlist=["register"]).register
