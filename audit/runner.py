@@ -366,6 +366,8 @@ def cmd_eval(args) -> int:
     run = Path(args.out)
     if args.judge == "openai" and not args.judge_model:
         raise UsageError("--judge openai needs --judge-model")
+    if args.judge_prompt != "c4" and args.judge != "openai":
+        raise UsageError(f"--judge-prompt {args.judge_prompt} applies to --judge openai")
     t0 = time.perf_counter()
     statuses = run_eval(
         args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(), fresh=args.fresh
@@ -388,6 +390,7 @@ def cmd_eval(args) -> int:
             base_url=args.judge_base_url,
             jobs=jobs,
             progress=sys.stderr.isatty(),
+            prompt=args.judge_prompt,
         )
         from .report import print_summary
 
@@ -416,5 +419,11 @@ def register(subparsers) -> None:
     )
     e.add_argument("--judge-model", help="--judge openai: the judge model")
     e.add_argument("--judge-base-url", help="--judge openai: the endpoint (default $OPENAI_BASE_URL)")
+    e.add_argument(
+        "--judge-prompt",
+        choices=("c4", "reference"),
+        default="c4",
+        help="--judge openai: C.4 rules or the reference's",
+    )
     _add_common(e)
     e.set_defaults(func=cmd_eval)
