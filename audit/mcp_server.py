@@ -342,9 +342,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     protocol = apply_config(args)  # --config, --protocol reference
     args.budget_multiplier = budget_multiplier(args.bundle, args.budget_actions, args.budget_multiplier)
-    session = open_session(args)
-    if protocol is not None:
-        session = ReferenceSession(session, protocol)
+    if args.replay:  # the reference's replay paradigm (replay_mcp.py)
+        from .replay_mcp import open_replay
+
+        session = open_replay(args, protocol)
+    else:
+        session = open_session(args)
+        if protocol is not None:
+            session = ReferenceSession(session, protocol)
     print(
         f"wac mcp: serving {len(session.tools)} tools on stdio; recording the episode to {session.out}",
         file=sys.stderr,

@@ -50,6 +50,7 @@ _ACTION_LINE = re.compile(
     r"sim \+(?P<sim>[\d.]+)s \| frames: (?P<frames>.+?) \| \d+ actions left"
 )
 _MOVED = re.compile(r"moved ([\d.]+) m")
+CROP_OR_FRAME = r"^a\d+(\.f\d+)?(#c\d+)?$"
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,10 @@ class ReferenceSession:
     def done(self) -> bool:
         return self.session.done
 
+    @property
+    def actions_used(self) -> int:
+        return self.session.actions_used
+
     def close(self) -> None:
         self.session.close()
         self._save("completed" if self.session.done else "interrupted")
@@ -161,6 +166,10 @@ class ReferenceSession:
         for spec in self.session.tools:
             params = json.loads(json.dumps(spec.parameters))
             desc = spec.description
+            for key in ("refs", "evidence"):  # crop refs (a12#c1) are refs too
+                items = params.get("properties", {}).get(key, {}).get("items", {})
+                if "pattern" in items:
+                    items["pattern"] = CROP_OR_FRAME
             if spec.name == "inspect":
                 if self.protocol.inspect_budget == 0:
                     continue
@@ -205,7 +214,7 @@ class ReferenceSession:
                 f"Read all ICL examples before using scene tools. Call read_example for: {self.code}"
             )
         if name == "done":
-            used = self.session.actions_used
+            used = self.actions_used
             if (
                 self.protocol.require_full_budget
                 and used < self.budget
@@ -375,7 +384,7 @@ class ReferenceSession:
             a, b = b, a
         if b - a + 1 > MAX_HISTORY_SPAN:
             return _error(f"history covers at most {MAX_HISTORY_SPAN} actions per call.")
-        n = self.session.actions_used
+        n = self.actions_used
         lines = [
             f"a{i} [call {r['call']}] model: - | {r['result']}"
             for i in range(max(a, 1), min(b, n) + 1)
@@ -459,7 +468,7 @@ class ReferenceSession:
             "task": s.task_id,
             "max_actions": self.budget,
             "scene_description": self.context.scene_description,
-            "actions_used": s.actions_used,
+            "actions_used": self.actions_used,
             "tool_calls": self.calls,
             "observation": "on-demand" if self.options.observation == "final" else "film",
             "film_dt": self.options.film_interval_s,
@@ -517,15 +526,20 @@ def config_options(config: dict, base_dir: Path) -> dict:
     known = {
         "task", "build", "run_dir", "max_actions", "max_tool_calls", "require_full_budget", "inspect_budget",
         "observation", "icl", "seed", "width", "height", "image_format", "move_extras", "environment",
-        "instruction", "scene_description", "subcategory", "upstream",
+        "instruction", "scene_description", "subcategory", "upstream", "replay_dir", "replay_mode",
+        "preview_every",
     }  # fmt: skip
     unknown = sorted(set(config) - known)
     if unknown:
         raise UsageError(f"unknown config key(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    if config.get("environment") not in (None, "wac"):
+    if config.get("environment") not in (None, "wac", "vla-replay"):
         raise UsageError(
-            f"environment {config['environment']!r} is the reference's; wac serves its own worlds (environment: wac)"
+            f"environment {config['environment']!r} is the reference's; wac serves its own worlds "
+            "(environment: wac, or vla-replay with replay_dir)"
         )
+    replay = config.get("environment") == "vla-replay"
+    if replay and not config.get("replay_dir"):
+        raise UsageError("environment vla-replay needs replay_dir: an explorer's episode directory")
     if "task" not in config:
         raise UsageError("the config needs `task`: a bundle directory, or a task id with `build`")
 
@@ -549,6 +563,9 @@ def config_options(config: dict, base_dir: Path) -> dict:
         "observation": observation,
         "example": bool(icl.get("enabled", True)) if isinstance(icl, dict) else bool(icl),
         "seed": int(config.get("seed", 0)),
+        "replay_dir": str(path(config["replay_dir"])) if replay else None,
+        "replay_mode": str(config.get("replay_mode", "play")),
+        "preview_every": float(config.get("preview_every", 5.0)),
         "width": int(config.get("width", 960)),
         "height": int(config.get("height", 576)),
         "protocol": ProtocolOptions(
@@ -618,13 +635,19 @@ def apply_config(args):
             args.width, args.height = c["width"], c["height"]
         args.no_example = args.no_example or not c["example"]
         args.budget_actions = c["budget_actions"]
+        args.replay = args.replay or c["replay_dir"]
+        args.replay_mode = args.replay_mode or c["replay_mode"]
+        args.preview_every = c["preview_every"]
         proto = c["protocol"]
         args.protocol = args.protocol or "reference"
     else:
         proto = ProtocolOptions()
         args.budget_actions = None
+        args.preview_every = 5.0
     if not args.bundle:
         raise UsageError("give a BUNDLE (or --config FILE with a `task`)")
+    if args.replay:
+        args.protocol = "reference"  # the replay paradigm's tools exist only in the reference protocol
     if (args.protocol or "wac") == "wac":
         return None
     updates = {
