@@ -612,6 +612,19 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--move-extras", action="store_true", default=None, help="wac's (blocked)/dropped after a move"
     )
+    p.add_argument(
+        "--replay",
+        metavar="EXPLORE_DIR",
+        help="the replay paradigm: review this explorer episode (its trajectory/) instead of acting; "
+        "implies --protocol reference",
+    )
+    p.add_argument(
+        "--replay-mode",
+        choices=("play", "all", "vqa"),
+        default=None,
+        help="play: play(from_s, to_s) segments (default); all: the whole recording with observe; "
+        "vqa: the whole recording and one report(bugs, summary)",
+    )
 
 
 def apply_config(args):

@@ -145,3 +145,14 @@ def test_the_config_selects_the_replay(tmp_path):
         config_options({"environment": "unreal-http", "task": "b"}, tmp_path)
     with pytest.raises(UsageError, match="unknown config key"):
         config_options({"task": "b", "max_action": 3}, tmp_path)
+
+
+def test_the_command_line_refuses_a_directory_without_a_recording(built, tmp_path, capsys, monkeypatch):
+    from wac.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    out = tmp_path.parent / f"{tmp_path.name}-ep"
+    assert main(["mcp", str(built / TASK), "--replay", str(tmp_path / "empty"), "--out", str(out)]) == 2
+    assert "holds no recorded trajectory" in capsys.readouterr().err and not out.exists()
+    assert main(["mcp"]) == 2 and "give a BUNDLE" in capsys.readouterr().err
