@@ -416,8 +416,12 @@ def register(subparsers) -> None:
         help="final: the final view inline, film frames archived for inspect (default); film: both inline",
     )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--width", type=int, default=640)
-    p.add_argument("--height", type=int, default=480)
+    p.add_argument(
+        "--width", type=int, default=None, help="frame width (default 960; 640 with --protocol wac)"
+    )
+    p.add_argument(
+        "--height", type=int, default=None, help="frame height (default 576; 480 with --protocol wac)"
+    )
     p.add_argument(
         "--build",
         metavar="BUILD_DIR",

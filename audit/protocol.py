@@ -147,6 +147,8 @@ class ReferenceSession:
             extra.append("There is no inspect tool in this run.")
         elif self.protocol.inspect_budget:
             extra.append(f"At most {self.protocol.inspect_budget} inspect calls in this run.")
+        if self.example_pending:
+            base = base.replace("Start by calling observe:", "After read_example, call observe:", 1)
         return base + "\n".join(extra) + "\nEnd with done."
 
     @property
@@ -593,8 +595,8 @@ def add_arguments(p) -> None:
         "--protocol",
         choices=("wac", "reference"),
         default=None,
-        help="wac: wac's result texts and PNG frames (default without --config); reference: the "
-        "reference harness's protocol (docs/mcp.md, 'Coming from WorldAuditBench')",
+        help="reference (default): the reference harness's protocol, 960x576 JPEG frames (docs/mcp.md, "
+        "'Coming from WorldAuditBench'); wac: wac's result texts, 640x480 PNG frames",
     )
     p.add_argument("--image-format", choices=("jpeg", "png"), default=None, help="reference protocol: images")
     p.add_argument(
@@ -644,8 +646,8 @@ def apply_config(args):
         args.out = args.out or c["out"]
         for key in ("observation", "seed"):
             setattr(args, key, c[key])
-        if args.width == 640 and args.height == 480:  # the defaults: the config's size wins
-            args.width, args.height = c["width"], c["height"]
+        args.width = args.width or c["width"]
+        args.height = args.height or c["height"]
         args.no_example = args.no_example or not c["example"]
         args.budget_actions = c["budget_actions"]
         args.replay = args.replay or c["replay_dir"]
@@ -661,7 +663,11 @@ def apply_config(args):
         raise UsageError("give a BUNDLE (or --config FILE with a `task`)")
     if args.replay:
         args.protocol = "reference"  # the replay paradigm's tools exist only in the reference protocol
-    if (args.protocol or "wac") == "wac":
+    args.protocol = args.protocol or "reference"  # the paper's protocol unless wac's is asked for
+    reference = args.protocol == "reference"
+    args.width = args.width or (960 if reference else 640)
+    args.height = args.height or (576 if reference else 480)
+    if not reference:
         return None
     updates = {
         k: v

@@ -96,7 +96,7 @@ def test_a_reference_client_runs_an_episode_over_stdio(built, tmp_path):
         with open(tmp_path / "stderr.txt", "w") as err:
             async with Client(stdio_client(params, errlog=err), mode="legacy", read_timeout_seconds=120) as c:
                 tools = {t.name: t for t in (await c.list_tools()).tools}
-                got["tools"] = tools
+                got["tools"], got["instructions"] = tools, c.instructions
                 got["early"] = await c.call_tool("observe", {})
                 got["example"] = await c.call_tool("read_example", {"code": "G2"})
                 got["observe"] = await c.call_tool("observe", {})
@@ -126,6 +126,10 @@ def test_a_reference_client_runs_an_episode_over_stdio(built, tmp_path):
     tools = got["tools"]
     assert REFERENCE_TOOLS <= set(tools)
     assert tools["read_example"].input_schema["properties"]["code"]["enum"] == ["G2"]
+    assert (
+        "After read_example, call observe" in got["instructions"]
+        and "at most 400 tool calls" in got["instructions"]
+    )
     # scene tools wait for the example; the example is delivered once
     assert got["early"].is_error and text(got["early"]).startswith(
         "ERROR: Read all ICL examples before using scene tools. Call read_example for: G2"
@@ -227,3 +231,19 @@ def test_no_inspect_tool_and_move_extras(built, tmp_path):
     s.close()
     assert "inspect" not in names
     assert ACTION.match(text(move)) and re.search(r"\[moved [\d.]+ m of 4\.00 m back", text(move))
+
+
+def test_the_reference_protocol_is_wac_mcps_default(built):
+    from wac.audit.protocol import apply_config
+    from wac.cli import parser
+
+    args = parser().parse_args(["mcp", str(built / TASK)])
+    proto = apply_config(args)
+    assert isinstance(proto, ProtocolOptions) and proto.image_format == "jpeg" and proto.max_tool_calls == 400
+    assert (args.width, args.height) == (960, 576)
+    args = parser().parse_args(["mcp", str(built / TASK), "--protocol", "wac"])
+    assert apply_config(args) is None and (args.width, args.height) == (640, 480)
+    args = parser().parse_args(
+        ["mcp", str(built / TASK), "--image-format", "png", "--width", "640", "--height", "480"]
+    )
+    assert apply_config(args).image_format == "png" and (args.width, args.height) == (640, 480)
