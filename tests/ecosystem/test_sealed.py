@@ -131,3 +131,58 @@ def test_sessions_tools_eval_and_judge_work_on_a_sealed_build(built, sealed, tmp
     printed = json.loads(capsys.readouterr().out)
     assert printed == json.loads((tmp_path / "sealed" / "report" / "report.json").read_text())
     assert printed["summary"]["tasks"] == 1
+
+
+@pytest.mark.parametrize("protocol", ["wac", "reference"])
+def test_the_mcp_leak_check_passes_on_a_sealed_bundle(sealed, tmp_path, monkeypatch, protocol):
+    """The MCP leak test of tests/audit, on a sealed bundle, in both protocols: no rubric sentence,
+    target id, original task id or source file name in anything the agent reads."""
+    import anyio
+    from mcp.client import Client
+
+    from wac.audit.mcp_server import build_server, load_examples
+    from wac.audit.protocol import ProtocolOptions, ReferenceSession
+    from wac.audit.session import AuditSession, SessionOptions
+
+    monkeypatch.setenv("WAC_CACHE_DIR", str(tmp_path / "cache"))
+    bundle = next(b for b in _bundles(sealed) if original_id(b) == "city_drifting_bench")
+    options = SessionOptions(width=160, height=120)
+    ctx = json.loads((bundle / "agent" / "context.json").read_text())
+    s = AuditSession(bundle, tmp_path / "ep", options, load_examples(sealed, options, ctx["example"]))
+    if protocol == "reference":
+        s = ReferenceSession(s, ProtocolOptions(image_format="png"))
+    calls = [
+        ("read_example", {}),
+        ("observe", {}),
+        ("turn", {"degrees": 30}),
+        ("interact", {}),
+        ("move", {"distance_m": 2, "direction": "forward"}),
+        ("wait", {"seconds": 2}),
+        ("inspect", {"refs": ["a1", "a3"], "region": [0.2, 0.2, 0.8, 0.8]}),
+        ("history", {"from_action": 0, "to_action": 10}),
+        ("flag_bug", {"description": "something odd", "category": "other", "status": "suspect"}),
+        ("list_bugs", {}),
+        ("observe", {}),
+        ("done", {"summary": "finished"}),
+    ]
+
+    async def go():
+        async with Client(build_server(s)) as c:
+            listed = await c.list_tools()
+            seen = [c.instructions or ""] + [t.description + json.dumps(t.input_schema) for t in listed.tools]
+            for name, args in calls:
+                res = await c.call_tool(name, args)
+                seen += [b.text for b in res.content if b.type == "text"]
+            return "\n".join(seen)
+
+    seen = anyio.run(go)
+    s.close()
+    rubric = json.loads((bundle / "rubric.json").read_text())
+    task = json.loads((bundle / "task.json").read_text())
+    seal = json.loads((bundle / SEAL_FILE).read_text())
+    secrets = [e[k] for e in rubric["entries"] for k in ("target", "expected", "inspection")]
+    secrets += [t for a in task["anomalies"] for t in a["targets"]]
+    secrets += _secrets(seal["task_id"], seal["source"])
+    assert "a0 start view" in seen and ("Flagged b1" in seen or "Recorded b1" in seen)
+    for secret in secrets:
+        assert secret not in seen, f"tool text leaks {secret!r}"
