@@ -95,3 +95,32 @@ def test_inspect_scores_equal_wac_eval_replay_on_the_same_actions(built, tmp_pat
     assert {wac[t]["success"] for t in TASKS} == {True, False}  # both outcomes compared
     # the inspect run is a wac run too: `wac report` reads it
     assert run_metrics(inspect_run)["summary"]["sr"] == pytest.approx(summary["sr"])
+
+
+def test_the_vlm_judge_scores_inspect_episodes(built, tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "audit"))
+    from fake_openai import FakeOpenAI, reply_text
+
+    verdict = reply_text(json.dumps({"reason": "b1 names the overlapping bins.", "score": 1}))
+    with FakeOpenAI(lambda req: verdict) as fake:
+        task = wac_audit(
+            build=str(built),
+            tasks=TASKS[:1],
+            run_dir=str(tmp_path / "run"),
+            example=False,
+            judge="openai",
+            judge_model="fake-vlm",
+            judge_base_url=fake.base_url,
+            **SMALL,
+        )
+        model = get_model("mockllm/model", custom_outputs=scripted)
+        (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
+        assert len(fake.requests) == 1 and fake.requests[0]["model"] == "fake-vlm"
+    assert log.status == "success", log.error
+    score = log.samples[0].scores["wac_judge"]
+    assert score.value == "C" and "overlapping bins" in score.explanation
+    judgment = json.loads((tmp_path / "run" / "tasks" / TASKS[0] / "judgment.json").read_text())
+    assert judgment["backend"] == "openai" and judgment["success"] is True
