@@ -20,8 +20,9 @@ the reference runs unchanged:
   in-context example was read with `read_example` (which accepts the task's code, `G1` … `S3`, or
   wac's id); the example is delivered once, by `read_example`, not again with the first `observe`;
 * JPEG images (PNG optional); the launcher picks 960 x 576 (see `config_options`);
-* the reference's episode outputs beside wac's: `meta.json`, `mcp-calls.jsonl`, `tools.json`,
-  `frames/*.jpg` and `frames.jsonl`.
+* the reference's episode outputs beside wac's: `meta.json`, `mcp-calls.jsonl`, `tools.json`
+  and the frame archive `frames/a012.jpg`, `frames/a012_f03.jpg`, `frames/a012_c01.jpg` (crops)
+  with `frames/index.jsonl`.
 """
 
 from __future__ import annotations
@@ -319,7 +320,7 @@ class ReferenceSession:
                 return self._out(res)
             ref = str(r)
             if region is not None:
-                ref = self._crop(ref_out(base), reg)
+                ref = self._crop(ref_out(base), reg, res.images[0].png if res.images else None)
             for im in res.images:
                 images.append(ImageItem(ref, ref_out(im.caption), im.png))
             shown.append(ref)
@@ -328,19 +329,27 @@ class ReferenceSession:
         text = f"Returning {len(refs)} frame(s): {', '.join(shown)} - see the images below."
         return self._out(ToolResult(text, tuple(images)), translate=False)
 
-    def _crop(self, ref: str, region: tuple[float, ...]) -> str:
+    def _crop(self, ref: str, region: tuple[float, ...], data: bytes | None) -> str:
+        """The crop ref of `ref` and `region` (`a12#c1`), archived as the reference does (a012_c01.jpg)."""
         for name, (base, reg) in self.crops.items():
             if ref_out(base) == ref and reg == region:
                 return name
         k = 1 + sum(1 for name in self.crops if name.startswith(ref + "#c"))
         name = f"{ref}#c{k}"
         self.crops[name] = (ref_in(ref), region)
-        if self.out is not None:
-            (self.out / "crops.json").write_text(
-                json.dumps({c: {"frame": ref_out(b), "region": list(r)} for c, (b, r) in self.crops.items()})
-                + "\n",
-                encoding="utf-8",
-            )
+        if self.out is not None and data is not None:
+            self._save_frames()
+            parent = self.session.archive.get(ref_in(ref))
+            row = {
+                "ref": name,
+                "file": frame_file(ref).removesuffix(".jpg") + f"_c{k:02d}.jpg",
+                "kind": "crop",
+                "parent": ref,
+                "region": list(region),
+                "t_sim": parent.t_sim,
+                "action": int(ref[1:].split(".")[0]),
+            }
+            self._index(row, data)
         return name
 
     def _resolve(self, ref: str) -> tuple[str, tuple[float, ...] | None]:
@@ -426,26 +435,46 @@ class ReferenceSession:
         with open(self.out / "mcp-calls.jsonl", "a", encoding="utf-8") as fh:
             fh.write(json.dumps(row) + "\n")
 
-    def _save_frames(self) -> None:
-        """Every archived frame as frames/<ref>.jpg (reference numbering) and a frames.jsonl row."""
-        if self.out is None:
-            return
+    def _index(self, row: dict, data: bytes) -> None:
+        """One frame in the reference's archive layout: frames/<file>.jpg and a frames/index.jsonl row."""
         frames = self.out / "frames"
         frames.mkdir(exist_ok=True)
+        jpeg = _jpeg(data, self.protocol.jpeg_quality)
+        (frames / row["file"]).write_bytes(jpeg)
+        from PIL import Image
+
+        w, h = Image.open(io.BytesIO(jpeg)).size
+        with open(frames / "index.jsonl", "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({**row, "w": w, "h": h}) + "\n")
+
+    def _save_frames(self) -> None:
+        """Every archived frame as the reference archives it: frames/a012.jpg, frames/a012_f03.jpg."""
+        if self.out is None:
+            return
         from .frames import png_bytes
 
-        with open(self.out / "frames.jsonl", "a", encoding="utf-8") as fh:
-            for f in self.session.archive.frames():
-                ref = ref_out(f.ref)
-                if ref in self.saved_frames:
-                    continue
-                data = f.file.read_bytes() if f.file is not None and f.file.is_file() else png_bytes(f.image)
-                (frames / f"{ref}.jpg").write_bytes(_jpeg(data, self.protocol.jpeg_quality))
-                self.saved_frames.add(ref)
-                fh.write(
-                    json.dumps({"file": f"frames/{ref}.jpg", "caption": [ref_out(self.session._caption(f))]})
-                    + "\n"
-                )
+        for f in self.session.archive.frames():
+            ref = ref_out(f.ref)
+            if ref in self.saved_frames:
+                continue
+            data = f.file.read_bytes() if f.file is not None and f.file.is_file() else png_bytes(f.image)
+            p = f.pose or {}
+            row = {
+                "ref": ref,
+                "file": frame_file(ref),
+                "kind": f.kind,
+                "t_sim": f.t_sim,
+                "action": int(ref[1:].split(".")[0]),
+                "pose": {
+                    "x": p.get("x"),
+                    "y": p.get("y"),
+                    "z": p.get("z"),
+                    "yaw": p.get("yaw_deg"),
+                    "pitch": p.get("pitch_deg"),
+                },
+            }
+            self._index(row, data)
+            self.saved_frames.add(ref)
 
     def _save(self, status: str) -> None:
         if self.out is None:
@@ -493,6 +522,12 @@ def _sim_seconds(session) -> float:
     env = getattr(session, "env", None)
     t = env.sim_time if env is not None else 0.0
     return round(float(t), 3) if math.isfinite(t) else 0.0
+
+
+def frame_file(ref: str) -> str:
+    """The reference's file name of a frame ref: a12 -> a012.jpg, a12.f3 -> a012_f03.jpg."""
+    m = re.match(r"^a(\d+)(?:\.f(\d+))?$", ref)
+    return f"a{int(m.group(1)):03d}" + (f"_f{int(m.group(2)):02d}" if m.group(2) else "") + ".jpg"
 
 
 def _error(message: str) -> ToolResult:

@@ -172,8 +172,21 @@ def test_a_reference_client_runs_an_episode_over_stdio(built, tmp_path):
     calls = [json.loads(line) for line in (run_dir / "mcp-calls.jsonl").read_text().splitlines()]
     assert [c["tool"] for c in calls][:3] == ["observe", "read_example", "observe"]
     assert {"time", "tool", "arguments", "text", "images", "is_error"} <= set(calls[0])
-    for ref in ("a0", "a1", "a1.f0", "a2"):
-        assert Image.open(run_dir / "frames" / f"{ref}.jpg").format == "JPEG"
+    index = {
+        r["ref"]: r for r in map(json.loads, (run_dir / "frames" / "index.jsonl").read_text().splitlines())
+    }
+    for ref, name in (
+        ("a0", "a000"),
+        ("a1", "a001"),
+        ("a1.f0", "a001_f00"),
+        ("a2", "a002"),
+        ("a1.f0#c1", "a001_f00_c01"),
+    ):
+        assert (
+            index[ref]["file"] == f"{name}.jpg"
+            and Image.open(run_dir / "frames" / f"{name}.jpg").format == "JPEG"
+        )
+    assert index["a1.f0#c1"]["parent"] == "a1.f0" and index["a1.f0#c1"]["region"] == [0.2, 0.2, 0.8, 0.8]
     assert json.loads((run_dir / "tools.json").read_text()).keys() >= {"move", "read_example"}
     report = json.loads((run_dir / "report.json").read_text())  # wac's own report, in wac's numbering
     assert report["done"] and report["bugs"][0]["evidence"] == ["a1.f1", "a1"]
