@@ -213,7 +213,17 @@ def build_server(session: AuditSession, *, name: str = SERVER_NAME):
     text = instructions(session)
     if hasattr(session, "mcp_instructions"):  # the reference protocol (protocol.py) adds its differences
         text = session.mcp_instructions(text)
-    return MCPServer(name, instructions=text, tools=tools, log_level="WARNING")
+    server = MCPServer(name, instructions=text, tools=tools, log_level="WARNING")
+    if hasattr(session, "mcp_instructions"):  # and answers an unknown tool itself ("ERROR: Unknown tool")
+        known, call_tool = {t.name for t in session.tools}, server.call_tool
+
+        async def call_unknown_too(tool_name, arguments, context=None, **kw):
+            if tool_name not in known:
+                return to_mcp(session.call(tool_name, arguments))
+            return await call_tool(tool_name, arguments, context, **kw)
+
+        server.call_tool = call_unknown_too
+    return server
 
 
 # --- examples, episode directory, command line ----------------------------------------------------

@@ -160,7 +160,7 @@ def test_a_reference_client_runs_an_episode_over_stdio(built, tmp_path):
         r"^a1 \[call \d+\] model: - \| a1 move forward 1\.0m -> moved", text(got["history"]), re.M
     )
     assert text(got["history"]).index("a1 [call") < text(got["history"]).index("a2 [call")
-    assert got["unknown"].is_error and "Unknown tool" in text(got["unknown"])
+    assert got["unknown"].is_error and text(got["unknown"]) == "ERROR: Unknown tool"
     assert text(got["done"]) == "Inspection finished."
     assert got["after"].is_error and text(got["after"]) == "ERROR: Episode is finished"
 
