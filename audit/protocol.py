@@ -304,13 +304,15 @@ class ReferenceSession:
         refs, region = args.get("refs"), args.get("region")
         if not isinstance(refs, list) or not refs:
             return _error("inspect needs a non-empty list of frame refs.")
+        if bad := self._unknown_crops(refs):
+            return bad
         if region is not None:
             if not (isinstance(region, list) and len(region) == 4):
                 return _error("region must be [x0, y0, x1, y1] in 0..1.")
             x0, y0, x1, y1 = (float(v) for v in region)
             if x1 <= x0 or y1 <= y0:
                 return _error("Crop must have x0 < x1 and y0 < y1")
-        images, shown, texts = [], [], []
+        images, shown = [], []
         for r in refs:
             base, reg = self._resolve(str(r))
             reg = tuple(float(v) for v in region) if region is not None else reg
@@ -324,7 +326,6 @@ class ReferenceSession:
             for im in res.images:
                 images.append(ImageItem(ref, ref_out(im.caption), im.png))
             shown.append(ref)
-            texts.append(res.text)
         self.inspects += 1
         text = f"Returning {len(refs)} frame(s): {', '.join(shown)} - see the images below."
         return self._out(ToolResult(text, tuple(images)), translate=False)
@@ -356,9 +357,14 @@ class ReferenceSession:
         """A ref the agent sent -> (wac frame ref, crop region or None)."""
         if ref in self.crops:
             return self.crops[ref]
-        if _CROP.match(ref):
-            return ref_in(ref), None  # unknown crop: the session names the error
         return ref_in(ref), None
+
+    def _unknown_crops(self, refs) -> ToolResult | None:
+        bad = [str(r) for r in refs or () if _CROP.match(str(r)) and str(r) not in self.crops]
+        if not bad:
+            return None
+        known = ", ".join(self.crops) or "none yet"
+        return _error(f"unknown crop ref(s): {', '.join(bad)}; crops so far: {known}")
 
     def _evidence(self, refs) -> list[str] | None:
         if refs is None:
@@ -370,6 +376,8 @@ class ReferenceSession:
         if "description" in args and isinstance(args["description"], str):
             args["description"] = ref_in(args["description"])
         if "evidence" in args:
+            if isinstance(args["evidence"], list) and (bad := self._unknown_crops(args["evidence"])):
+                return bad
             args["evidence"] = self._evidence(args["evidence"])
         if name == "flag_bug":
             args.setdefault("status", "suspect")

@@ -218,7 +218,8 @@ def test_call_cap_and_inspect_budget(built, tmp_path):
         r = [await c.call_tool("observe", {})]
         r.append(await c.call_tool("inspect", {"refs": ["a0"]}))
         r.append(await c.call_tool("inspect", {"refs": ["a0"]}))
-        r.append(await c.call_tool("wait", {"seconds": 1}))
+        r.append(await c.call_tool("flag_bug", {"description": "x", "category": "other", "status": "suspect",
+                                                "evidence": ["a0#c4"]}))  # fmt: skip
         r.append(await c.call_tool("list_bugs", {}))
         r.append(await c.call_tool("list_bugs", {}))
         r.append(await c.call_tool("done", {"summary": "x"}))
@@ -228,6 +229,7 @@ def test_call_cap_and_inspect_budget(built, tmp_path):
     s.close()
     assert not r[1].is_error and "image/png" in {b.mime_type for b in r[1].content if b.type == "image"}
     assert r[2].is_error and "inspect budget exhausted (1 calls)" in text(r[2])
+    assert r[3].is_error and text(r[3]) == "ERROR: unknown crop ref(s): a0#c4; crops so far: none yet"
     assert text(r[5]) == "ERROR: Tool-call budget exhausted; call done"
     assert text(r[6]) == "Inspection finished."  # done stays possible
 
