@@ -100,7 +100,10 @@ def _jpeg(data: bytes, quality: int) -> bytes:
 class ReferenceSession:
     """An `AuditSession` behind the reference's protocol; `build_server` serves it like a session."""
 
-    def __init__(self, session, options: ProtocolOptions | None = None) -> None:
+    def __init__(self, session, options: ProtocolOptions | None = None, example_first: bool = True) -> None:
+        """`example_first`: scene tools wait for `read_example`, and the first observe leaves the
+        example out (the reference's native harness); False keeps wac's delivery with the first
+        observe, for agents that do not read examples themselves (`wac eval --protocol reference`)."""
         self.session = session
         self.protocol = options or ProtocolOptions()
         self.options = session.options
@@ -113,7 +116,8 @@ class ReferenceSession:
         self.crops: dict[str, tuple[str, tuple[float, ...]]] = {}  # a3.f0#c1 -> (wac ref, region)
         self.records: dict[int, dict] = {}  # action -> call number and result line (for history)
         self.code = CODES.get(self.context.example or "", None)
-        self.example_pending = bool(session.options.example and session.examples is not None and self.code)
+        self.has_example = bool(session.options.example and session.examples is not None and self.code)
+        self.example_pending = example_first and self.has_example
         self.example_read = False
         self.saved_frames: set[str] = set()
         self.tools = self._tools()
@@ -127,7 +131,13 @@ class ReferenceSession:
             )
         self._save("ready")
 
-    # --- what the session exposes to build_server and the CLI ---------------------------------------
+    # --- what the session exposes to build_server, the CLI and the runner's agents -------------------
+    def __getattr__(self, name: str):
+        """Everything else (report, add_usage, archive, plan, paradigm, …) is the wrapped session's."""
+        if name == "session":
+            raise AttributeError(name)
+        return getattr(self.session, name)
+
     def mcp_instructions(self, base: str) -> str:
         """wac's server instructions with the reference protocol's differences."""
         extra = [
@@ -248,9 +258,9 @@ class ReferenceSession:
     # --- tools -------------------------------------------------------------------------------------
     def _read_example(self, args: dict) -> ToolResult:
         code = args.get("code")
-        if not self.example_pending:
+        if not self.has_example:
             return _error("ICL is disabled for this run")
-        if code is None and self.example_read:
+        if code is None and self.example_read and self.example_pending:
             return _error("All examples were delivered; use observe or provide a code to re-read")
         if code is not None and not same_category(str(code), self.context.example):
             return _error(f"Unknown example code; available: {self.code}")
@@ -515,9 +525,9 @@ class ReferenceSession:
             "flags": flags,
             "done_summary": ref_out(s.summary) if s.summary is not None else None,
             "backend": {"engine": "wac", "width": self.options.width, "height": self.options.height},
-            "icl": {"enabled": self.example_pending, "codes": [self.code] if self.example_pending else []},
+            "icl": {"enabled": self.has_example, "codes": [self.code] if self.has_example else []},
             "icl_examples_delivered": [self.code] if self.example_read else [],
-            "icl_complete": not self.example_pending or self.example_read,
+            "icl_complete": not self.has_example or self.example_read or not self.example_pending,
             "environment_started": bool(getattr(s, "_started", False)),
             "simulated_seconds": _sim_seconds(s),
         }

@@ -262,3 +262,32 @@ def test_the_reference_protocol_is_wac_mcps_default(built):
         ["mcp", str(built / TASK), "--image-format", "png", "--width", "640", "--height", "480"]
     )
     assert apply_config(args).image_format == "png" and (args.width, args.height) == (640, 480)
+
+
+def test_wac_eval_runs_agents_in_the_reference_protocol(built, tmp_path):
+    """`wac eval --protocol reference`: the agent reads the reference's texts; the run is judged as any other."""
+    from wac.audit.judge import judge_run
+    from wac.audit.runner import RunConfig, run_eval
+
+    script = tmp_path / "a.txt"
+    script.write_text(
+        "move 1 forward\nturn 45\nflag intersection confirmed bins inside each other\ndone ok\n"
+    )
+    results = {}
+    for protocol in ("wac", "reference"):
+        run = tmp_path / protocol
+        config = RunConfig(
+            agent=f"replay:{script}", options=SessionOptions(width=160, height=96), protocol=protocol
+        )
+        assert all(s["ok"] for s in run_eval(built, run, config, only=[TASK]))
+        (status,) = judge_run(run, backend="keyword")
+        d = run / "tasks" / TASK
+        report = json.loads((d / "report.json").read_text())
+        results[protocol] = (status["success"], report["bugs"][0]["evidence"], report["actions_used"])
+        assert json.loads((run / "run.json").read_text())["protocol"] == protocol
+    assert results["wac"] == results["reference"]
+    calls = [
+        json.loads(line) for line in (tmp_path / "reference" / "tasks" / TASK / "mcp-calls.jsonl").open()
+    ]
+    moves = [c["text"] for c in calls if c["tool"] == "move"]
+    assert ACTION.match(moves[0]) and "In-context example" in calls[0]["text"]  # the example with observe
