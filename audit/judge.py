@@ -34,6 +34,7 @@ from wac.bundle.model import Rubric, RubricEntry
 from wac.errors import UsageError
 
 from .frames import REF
+from .judge_prompts import PROMPTS, judge_prompt
 
 JUDGMENT_FORMAT = "wac.judgment/1"
 KEYWORD_MODEL = "wac-keyword/1"  # bump when the keyword rules change: old judgments are then redone
@@ -562,7 +563,9 @@ class OpenAIJudge:
         api_key: str | None = None,
         max_retries: int = 2,
         timeout_s: float = 300.0,
+        prompt: str = "c4",
     ) -> None:
+        self.system = judge_prompt(JUDGE_PROMPT, prompt)  # judge_prompts.py: c4 or reference
         try:
             from openai import OpenAI
         except ImportError as exc:  # pragma: no cover - the runtime extra ships it
@@ -570,6 +573,7 @@ class OpenAIJudge:
         if not model:
             raise UsageError("the openai judge needs --model (the judge model's name)")
         self.model = model
+        self.label = model if prompt == "c4" else f"{model} ({prompt} prompt)"  # recorded in judgment.json
         key = api_key or os.environ.get("OPENAI_API_KEY") or "unused"  # local servers take any key
         self.client = OpenAI(
             base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
@@ -598,7 +602,7 @@ class OpenAIJudge:
             content.append({"type": "text", "text": f"Screenshot image_{i}: frame {im.ref} ({im.caption})"})
             uri = "data:image/png;base64," + base64.b64encode(im.png).decode("ascii")
             content.append({"type": "image_url", "image_url": {"url": uri}})
-        return [{"role": "system", "content": JUDGE_PROMPT}, {"role": "user", "content": content}]
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": content}]
 
     def _ask(self, messages: list[dict], usage: dict) -> str:
         import openai
@@ -663,7 +667,7 @@ def judge_task(
     bugs = [b for b in report.get("bugs") or () if b.get("status") != "retracted"]
     fallback = initial_final(traj)
     cited = cited_refs(bugs, traj)
-    model = KEYWORD_MODEL if backend == "keyword" else vlm.model
+    model = KEYWORD_MODEL if backend == "keyword" else vlm.label
     usage = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
     entries: list[dict] = []
     error = None
@@ -746,6 +750,7 @@ def judge_run(
     max_retries: int = 2,
     timeout_s: float = 300.0,
     progress: bool = False,
+    prompt: str = "c4",
 ) -> list[dict]:
     """Judge every finished episode of a run; returns one status per task, in run order."""
     run = Path(run)
@@ -754,8 +759,14 @@ def judge_run(
         raise UsageError(f"unknown judge backend {backend!r}; backends are: {', '.join(BACKENDS)}")
     if jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    vlm = OpenAIJudge(model, base_url, api_key, max_retries, timeout_s) if backend == "openai" else None
-    name = KEYWORD_MODEL if backend == "keyword" else vlm.model
+    if prompt != "c4" and backend != "openai":
+        raise UsageError(
+            f"--judge-prompt {prompt} applies to the openai judge; the keyword judge has no prompt"
+        )
+    vlm = (
+        OpenAIJudge(model, base_url, api_key, max_retries, timeout_s, prompt) if backend == "openai" else None
+    )
+    name = KEYWORD_MODEL if backend == "keyword" else vlm.label
 
     def one(tid: str) -> dict:
         d = run / "tasks" / tid
@@ -820,6 +831,7 @@ def cmd_judge(args) -> int:
         max_images=args.max_images,
         timeout_s=args.timeout,
         progress=sys.stderr.isatty(),
+        prompt=args.judge_prompt,
     )
     count = {
         k: sum(1 for s in statuses if s["status"] == k)
@@ -860,4 +872,10 @@ def register(subparsers) -> None:
         "--max-images", type=int, default=MAX_IMAGES, help="openai: evidence frames attached at most"
     )
     j.add_argument("--timeout", type=float, default=300.0, help="openai: seconds per model call")
+    j.add_argument(
+        "--judge-prompt",
+        choices=PROMPTS,
+        default="c4",
+        help="openai: the C.4 rules (default) or with the reference implementation's extra rules",
+    )
     j.set_defaults(func=cmd_judge)

@@ -140,8 +140,9 @@ def to_mcp(result: ToolResult):
     content: list = [TextContent(type="text", text=result.text)]
     for item in result.images:
         content.append(TextContent(type="text", text=image_label(item.ref, item.caption)))
+        mime = "image/jpeg" if item.png[:3] == b"\xff\xd8\xff" else "image/png"  # protocol.py sends JPEG
         content.append(
-            ImageContent(type="image", data=base64.b64encode(item.png).decode("ascii"), mime_type="image/png")
+            ImageContent(type="image", data=base64.b64encode(item.png).decode("ascii"), mime_type=mime)
         )
     return CallToolResult(content=content, is_error=result.error)
 
@@ -209,7 +210,20 @@ def build_server(session: AuditSession, *, name: str = SERVER_NAME):
         )
         for spec in session.tools
     ]
-    return MCPServer(name, instructions=instructions(session), tools=tools, log_level="WARNING")
+    text = instructions(session)
+    if hasattr(session, "mcp_instructions"):  # the reference protocol (protocol.py) adds its differences
+        text = session.mcp_instructions(text)
+    server = MCPServer(name, instructions=text, tools=tools, log_level="WARNING")
+    if hasattr(session, "mcp_instructions"):  # and answers an unknown tool itself ("ERROR: Unknown tool")
+        known, call_tool = {t.name for t in session.tools}, server.call_tool
+
+        async def call_unknown_too(tool_name, arguments, context=None, **kw):
+            if tool_name not in known:
+                return to_mcp(session.call(tool_name, arguments))
+            return await call_tool(tool_name, arguments, context, **kw)
+
+        server.call_tool = call_unknown_too
+    return server
 
 
 # --- examples, episode directory, command line ----------------------------------------------------
@@ -334,7 +348,18 @@ def _stop(signum, frame) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    session = open_session(args)
+    from .protocol import ReferenceSession, apply_config, budget_multiplier
+
+    protocol = apply_config(args)  # --config, --protocol reference
+    args.budget_multiplier = budget_multiplier(args.bundle, args.budget_actions, args.budget_multiplier)
+    if args.replay:  # the reference's replay paradigm (replay_mcp.py)
+        from .replay_mcp import open_replay
+
+        session = open_replay(args, protocol)
+    else:
+        session = open_session(args)
+        if protocol is not None:
+            session = ReferenceSession(session, protocol)
     print(
         f"wac mcp: serving {len(session.tools)} tools on stdio; recording the episode to {session.out}",
         file=sys.stderr,
@@ -375,7 +400,9 @@ def register(subparsers) -> None:
         description="Serve one auditing episode of BUNDLE to an MCP client over stdio "
         "(Claude Code, Codex CLI, Gemini CLI, ...). See docs/mcp.md.",
     )
-    p.add_argument("bundle", metavar="BUNDLE", help="compiled task bundle directory (build/<task id>)")
+    p.add_argument(
+        "bundle", metavar="BUNDLE", nargs="?", help="compiled task bundle directory (build/<task id>)"
+    )
     p.add_argument(
         "--out",
         metavar="EPISODE_DIR",
@@ -399,11 +426,18 @@ def register(subparsers) -> None:
         help="final: the final view inline, film frames archived for inspect (default); film: both inline",
     )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--width", type=int, default=640)
-    p.add_argument("--height", type=int, default=480)
+    p.add_argument(
+        "--width", type=int, default=None, help="frame width (default 960; 640 with --protocol wac)"
+    )
+    p.add_argument(
+        "--height", type=int, default=None, help="frame height (default 576; 480 with --protocol wac)"
+    )
     p.add_argument(
         "--build",
         metavar="BUILD_DIR",
         help="where the demo bundles for the in-context example live (default: the bundle's parent)",
     )
+    from .protocol import add_arguments
+
+    add_arguments(p)  # --config, --protocol reference and its run settings (protocol.py)
     p.set_defaults(func=cmd_mcp)

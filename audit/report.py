@@ -411,7 +411,10 @@ def print_summary(run: str | Path) -> None:
 
 def cmd_report(args) -> int:
     out, ms = write_report(args.runs, args.out)
-    print(compact(ms))
+    if args.json:  # the same document as report.json, on stdout (like the other commands' --json)
+        print((out / "report.json").read_text(encoding="utf-8"), end="")
+    else:
+        print(compact(ms))
     print(f"wac: report written to {out}", file=sys.stderr)
     return 0
 
@@ -420,4 +423,5 @@ def register(subparsers) -> None:
     r = subparsers.add_parser("report", help="metrics, tables and charts of judged runs")
     r.add_argument("runs", nargs="+", metavar="RUN_DIR", help="one run, or several to compare")
     r.add_argument("--out", help="output directory (default RUN_DIR/report; required for a comparison)")
+    r.add_argument("--json", action="store_true", help="print report.json on stdout instead of the table")
     r.set_defaults(func=cmd_report)

@@ -45,6 +45,7 @@ class RunConfig:
     sample_s: float = 0.5
     options: SessionOptions = SessionOptions()
     agent_options: tuple[tuple[str, str], ...] = ()  # e.g. (("model", "gpt-4o"),); no secrets
+    protocol: str = "wac"  # or "reference": the reference harness's texts (protocol.py)
 
     def __post_init__(self) -> None:
         if self.paradigm not in ("interactive", "two-stage"):
@@ -53,6 +54,8 @@ class RunConfig:
             raise UsageError("the two-stage paradigm needs an explorer agent (--explorer)")
         if self.explore_s <= 0 or self.sample_s <= 0:
             raise UsageError("exploration time and sampling interval must be positive")
+        if self.protocol not in ("wac", "reference"):
+            raise UsageError(f"protocol must be 'wac' or 'reference', got {self.protocol!r}")
 
     def as_dict(self) -> dict:
         return {
@@ -63,6 +66,7 @@ class RunConfig:
             "sample_s": self.sample_s,
             "options": self.options.as_dict(),
             "agent_options": dict(self.agent_options),
+            "protocol": self.protocol,
         }
 
 
@@ -98,7 +102,7 @@ def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: P
     options = config.options
     examples = _examples(build, options)
     if config.paradigm == "interactive":
-        session = AuditSession(bundle, out, options, examples)
+        session = _speaking(AuditSession(bundle, out, options, examples), config)
         _drive(_agent(config.agent, config, options.seed), session)
         return session.report()
     explore_opts = replace(
@@ -115,6 +119,17 @@ def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: P
     review = ReviewSession(bundle, recording, out, options, examples)
     _drive(_agent(config.agent, config, options.seed), review)
     return review.report()
+
+
+def _speaking(session, config: RunConfig):
+    """The interactive session behind the reference harness's protocol when the run asks for it (PNG
+    frames and the example with the first observe, which wac's agents expect); a two-stage review
+    keeps wac's texts (the reference's replay protocol is `wac mcp --replay`)."""
+    if config.protocol == "wac":
+        return session
+    from .protocol import ProtocolOptions, ReferenceSession
+
+    return ReferenceSession(session, ProtocolOptions(image_format="png"), example_first=False)
 
 
 def _error_kind(exc: BaseException) -> str:
@@ -191,7 +206,10 @@ def start_run(run: Path, build: Path, config: RunConfig, bundles: list[Path]) ->
     path = run / "run.json"
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
-        keys = ("agent", "paradigm", "explorer", "explore_s", "sample_s", "options", "agent_options", "build")
+        old.setdefault("protocol", "wac")  # runs from before the option
+        keys = (
+            "agent", "paradigm", "explorer", "explore_s", "sample_s", "options", "agent_options", "build", "protocol",
+        )  # fmt: skip
         changed = [k for k in keys if old.get(k) != meta[k]]
         if changed:
             raise UsageError(
@@ -297,6 +315,7 @@ def _config(args) -> RunConfig:
         sample_s=args.sample_interval,
         options=_options(args),
         agent_options=_agent_options(args),
+        protocol=args.protocol,
     )
 
 
@@ -312,6 +331,12 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         help="an agent option, e.g. model=gpt-4o or base_url=http://localhost:8000/v1 (repeatable)",
     )
     p.add_argument("--paradigm", choices=("interactive", "two-stage"), default="interactive")
+    p.add_argument(
+        "--protocol",
+        choices=("wac", "reference"),
+        default="wac",
+        help="the texts the agent reads: wac's (default) or the reference harness's (docs/mcp.md)",
+    )
     p.add_argument("--explorer", help="two-stage: the agent that records the exploration (e.g. sweep)")
     p.add_argument(
         "--explore-seconds", type=float, default=EXPLORE_S, help="two-stage: simulated seconds explored"
@@ -366,6 +391,8 @@ def cmd_eval(args) -> int:
     run = Path(args.out)
     if args.judge == "openai" and not args.judge_model:
         raise UsageError("--judge openai needs --judge-model")
+    if args.judge_prompt != "c4" and args.judge != "openai":
+        raise UsageError(f"--judge-prompt {args.judge_prompt} applies to --judge openai")
     t0 = time.perf_counter()
     statuses = run_eval(
         args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(), fresh=args.fresh
@@ -388,6 +415,7 @@ def cmd_eval(args) -> int:
             base_url=args.judge_base_url,
             jobs=jobs,
             progress=sys.stderr.isatty(),
+            prompt=args.judge_prompt,
         )
         from .report import print_summary
 
@@ -416,5 +444,11 @@ def register(subparsers) -> None:
     )
     e.add_argument("--judge-model", help="--judge openai: the judge model")
     e.add_argument("--judge-base-url", help="--judge openai: the endpoint (default $OPENAI_BASE_URL)")
+    e.add_argument(
+        "--judge-prompt",
+        choices=("c4", "reference"),
+        default="c4",
+        help="--judge openai: C.4 rules or the reference's",
+    )
     _add_common(e)
     e.set_defaults(func=cmd_eval)

@@ -25,6 +25,7 @@ import numpy as np
 
 from wac.bundle.model import AgentContext, SelfCheckPlan
 from wac.errors import BundleError, UsageError
+from wac.taxonomy.reference import same_category
 
 from .frames import Frame, FrameArchive, FrameRefError, crop, png_bytes
 from .ledger import BugLedger, LedgerError
@@ -228,7 +229,7 @@ class _Session:
         if not self.options.example or self.examples is None:
             return ToolResult("ERROR: no in-context example is available in this run", error=True)
         mine = self.context.example
-        if code not in (None, "", mine):
+        if code not in (None, "", mine) and not same_category(code, mine):  # a wac id or a code (G1 …)
             return ToolResult(
                 f"ERROR: only the example for this task's anomaly type is available; "
                 f"omit code (or use {mine!r})",

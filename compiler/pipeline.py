@@ -40,6 +40,7 @@ from wac.compiler.outdir import bundle_intact, intact, locked
 from wac.compiler.perturbed import check_perturbed
 from wac.compiler.plan import PlanError, make_plan
 from wac.compiler.resolve import Loader, discover
+from wac.compiler.seal import add_mapping, seal
 from wac.compiler.validate import check_clean, check_start, walkable_grid
 
 
@@ -184,7 +185,7 @@ class FileResult:
     warnings: list[Diagnostic] = field(default_factory=list)
 
 
-def compile_file(path: Path, loader: Loader) -> FileResult:
+def compile_file(path: Path, loader: Loader, sealed: bool = False) -> FileResult:
     module = loader.load(path)  # 1. parse, 2. AST
     if module is None:
         return FileResult(
@@ -202,7 +203,11 @@ def compile_file(path: Path, loader: Loader) -> FileResult:
         if lowered is None or tdiag:
             tasks.append((task.name, task.span.location, None, None))
             continue
-        files = bundle_files(lowered)
+        if sealed:  # opaque ids (seal.py)
+            lowered, original = seal(lowered)
+            files = add_mapping(bundle_files(lowered), lowered.task.id, original, lowered.task.source)
+        else:
+            files = bundle_files(lowered)
         version = json.loads(files["manifest.json"])["version_id"]
         tasks.append((task.name, task.span.location, files, index_entry(lowered, version)))
     # duplicate diagnostics (an import error seen by several tasks) are reported once
@@ -219,9 +224,9 @@ def _warm_up() -> None:
     _parser(), load_stdlib(), registry(), _validators()
 
 
-def _compile_chunk(root: Path, cwd: Path, paths: list[Path]) -> list[FileResult]:
+def _compile_chunk(root: Path, cwd: Path, paths: list[Path], sealed: bool = False) -> list[FileResult]:
     loader = Loader(root=root, cwd=cwd)
-    return [compile_file(p, loader) for p in paths]
+    return [compile_file(p, loader, sealed) for p in paths]
 
 
 def _reusable(entry: dict | None, out: Path | None, strict: bool = False) -> bool:
@@ -231,7 +236,8 @@ def _reusable(entry: dict | None, out: Path | None, strict: bool = False) -> boo
         and not (strict and entry.get("warnings"))
         and all(_file_digest(Path(d)) == h for d, h in entry["deps"].items())
         and set(entry["tasks"]) == set(entry.get("index", {}))
-        and all(bundle_intact(out / t, e["version_id"]) for t, e in entry["index"].items())
+        # a sealed build's bundle directory is its opaque id (seal.py), not the task's name
+        and all(bundle_intact(out / e.get("id", t), e["version_id"]) for t, e in entry["index"].items())
     )
 
 
@@ -243,6 +249,7 @@ def compile_project(
     progress: Callable[[int], None] | None = None,
     total: Callable[[int], None] | None = None,
     strict: bool = False,
+    sealed: bool = False,
 ) -> Result:
     """Compile every task in `sources`; with `out`, write bundles there (atomically).
 
@@ -250,25 +257,28 @@ def compile_project(
     finished first (`outdir.py`).
 
     Unchanged files (same bytes for the file and everything it imports, same compiler)
-    reuse their bundles from the previous build; `jobs` > 1 compiles files in parallel.
+    reuse their bundles from the previous build; `jobs` > 1 compiles files in parallel;
+    `sealed` gives evaluation tasks opaque ids (seal.py).
     """
     if out is None:
-        return _compile_project(sources, root, None, jobs, progress, total, strict)
+        return _compile_project(sources, root, None, jobs, progress, total, strict, sealed)
     with locked(out):
-        return _compile_project(sources, root, out, jobs, progress, total, strict)
+        return _compile_project(sources, root, out, jobs, progress, total, strict, sealed)
 
 
-def _compile_project(sources, root, out, jobs, progress, total, strict) -> Result:
+def _compile_project(sources, root, out, jobs, progress, total, strict, sealed) -> Result:
     result = Result()
     files = discover(sources)
     cache = read_cache(out) if out is not None and out.exists() else {}
+    if cache.get("sealed", False) != sealed:  # a sealed build reuses only sealed bundles
+        cache = {}
     entries = cache.get("files", {})
     if (
         out is not None
         and entries
         and set(entries) == {str(f) for f in files}
         and all(_reusable(e, out, strict) for e in entries.values())
-        and intact(out, {t: i for e in entries.values() for t, i in e["index"].items()})
+        and intact(out, {i["id"]: i for e in entries.values() for i in e["index"].values()})
     ):
         result.up_to_date = True
         result.reused = sum(len(e["tasks"]) for e in entries.values())
@@ -289,7 +299,8 @@ def _compile_project(sources, root, out, jobs, progress, total, strict) -> Resul
         _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
         chunks = [todo[i :: jobs * 4] for i in range(jobs * 4)]
         with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
-            for chunk_result in pool.map(_compile_chunk, [root] * len(chunks), [cwd] * len(chunks), chunks):
+            n = len(chunks)
+            for chunk_result in pool.map(_compile_chunk, [root] * n, [cwd] * n, chunks, [sealed] * n):
                 for fr in chunk_result:
                     results[fr.path] = fr
                     if progress:
@@ -297,10 +308,10 @@ def _compile_project(sources, root, out, jobs, progress, total, strict) -> Resul
     else:
         loader = Loader(root=root, cwd=cwd)
         for f in todo:
-            results[f] = compile_file(f, loader)
+            results[f] = compile_file(f, loader, sealed)
             if progress:
                 progress(1)
-    new_cache: dict = {"compiler": compiler_digest(), "files": {}}
+    new_cache: dict = {"compiler": compiler_digest(), "files": {}, **({"sealed": True} if sealed else {})}
     seen: dict[str, str] = {}
     output = Output(out) if out is not None else None
     try:
@@ -332,7 +343,7 @@ def _compile_project(sources, root, out, jobs, progress, total, strict) -> Resul
                     result.compiled += 1
                     index[name] = entry
                     if output is not None:
-                        output.add(name, bundle)
+                        output.add(entry["id"], bundle)
                 new_cache["files"][str(f)] = {
                     "deps": fr.deps,
                     "tasks": [t[0] for t in fr.tasks],
@@ -353,7 +364,7 @@ def _compile_project(sources, root, out, jobs, progress, total, strict) -> Resul
                         )
                         continue
                     seen[name] = str(f)
-                    output.reuse(name)
+                    output.reuse(e["index"][name]["id"])
                     result.index.append(e["index"][name])
                     result.reused += 1
                 new_cache["files"][str(f)] = e

@@ -257,6 +257,10 @@ def render_markdown(reg: Registry) -> str:
             if c.family == f.id:
                 out.extend(_category_section(reg, c))
 
+    from wac.taxonomy.reference import markdown_section
+
+    out.extend(markdown_section(reg))
+
     out.append("## Parity with the reference runtime")
     out.append("")
     out.append(

@@ -147,6 +147,7 @@ def cmd_build(args) -> int:
         progress=step,
         total=total,
         strict=args.strict,
+        sealed=args.sealed,
     )
     return _report(result, args, started, str(out))
 
@@ -249,6 +250,11 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--strict", action="store_true", help="treat warnings (W###) as errors")
     b.add_argument("--json", action="store_true", help="machine-readable diagnostics on stdout")
     b.add_argument("-j", "--jobs", type=int, help="parallel compile processes (default: one per CPU)")
+    b.add_argument(
+        "--sealed",
+        action="store_true",
+        help="opaque task ids and directory names; the mapping is withheld in each bundle's seal.json",
+    )
     b.set_defaults(func=cmd_build)
 
     c = sub.add_parser("check", help="type-check task sources without writing anything")
@@ -280,6 +286,7 @@ def parser() -> argparse.ArgumentParser:
         "wac.audit.mcp_server",
         "wac.audit.judge",
         "wac.audit.report",
+        "wac.audit.hf_dataset",
     ):
         try:
             register = __import__(module, fromlist=["register"]).register

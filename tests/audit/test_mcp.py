@@ -329,6 +329,8 @@ def test_a_harness_connects_over_stdio(built, tmp_path):
             "160",
             "--height",
             "120",
+            "--protocol",  # wac's own texts; the reference protocol is tested in tests/ecosystem
+            "wac",
         ],
         env={
             "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
