@@ -850,7 +850,8 @@ class Lowerer:
         lamps = [o for o in self.built.scene.objects if o.lit is not None]
         focus = lamps[0] if lamps else None
         return (
-            [B.Effect(kind="set_day_night", period_s=p["period"], transition="abrupt")],
+            # `period` is the time between switches; a day-night cycle's period is a whole day (two switches)
+            [B.Effect(kind="set_day_night", period_s=round(2 * p["period"], 6), transition="abrupt")],
             {"_focus": focus},
             [],
         )

@@ -373,12 +373,14 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
     drop = a[2] - b[2]
     hole = _hole_or_blocker(task)
     if hole is not None and hole[0] == "add_hole":
-        if drop > 0.3:
+        if drop > 0.3 or "respawned" in mv.outcome:  # a fall into the void ends in a respawn
             return Reading(
                 "displacement_through",
-                round(drop, 3),
+                round(max(drop, 0.0), 3),
                 True,
-                f"the agent fell {drop:.2f} m through the floor where it looks solid",
+                f"the agent fell {drop:.2f} m through the floor where it looks solid"
+                if drop > 0.3
+                else "the agent fell through the floor where it looks solid and respawned",
             )
         crossed = _segment_hits_box(a, b, hole[1], hole[2])
         return Reading(
