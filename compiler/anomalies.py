@@ -411,6 +411,16 @@ class Lowerer:
         ha = (np.array(o.aabb_max) - np.array(o.aabb_min))[:2] / 2
         hb = (np.array(other.aabb_max) - np.array(other.aabb_min))[:2] / 2
         reach = float(abs(d[0]) * (ha[0] + hb[0]) + abs(d[1]) * (ha[1] + hb[1]))
+        size = 2.0 * float(abs(d[0]) * ha[0] + abs(d[1]) * ha[1])  # the target's extent along the push
+        if p["depth"] >= size:
+            self.diag.error(
+                "E607",
+                f"`push_into` depth {p['depth']:g} m is more than `{o.id}` measures along the push "
+                f"({size:.2f} m): it would pass right into `{other.id}`",
+                p.get("_depth_span", a.op_span),
+                f"use a depth below {size:.2f} m (about a third of it reads as an overlap)",
+            )
+            return None
         shift = dist - reach + p["depth"]
         x, y, z = o.position
         pos = (round(x + d[0] * shift, 6), round(y + d[1] * shift, 6), z)
@@ -556,6 +566,9 @@ class Lowerer:
     def op_ghost_door(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="ghost")], {}, []
 
+    def op_phantom_door(self, a, spec, t, p, trig):
+        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="phantom")], {}, []
+
     def op_bounce(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_physics", target=t[0].id, restitution=p["restitution"])], {}, []
 
@@ -644,6 +657,13 @@ class Lowerer:
             [],
         )
 
+    def op_vanish(self, a, spec, t, p, trig):
+        # the reference's `vanish` (three.js `visible = false`): not drawn, no shadow, still solid
+        eff = B.Effect(
+            kind="set_visible", target=t[0].id, visible=False, casts_shadow=False, keeps_collision=True
+        )
+        return [eff], {}, []
+
     def op_cull(self, a, spec, t, p, trig):
         return (
             [B.Effect(kind="set_render", target=t[0].id, render="cull", normal=DIRECTIONS[p["from"]])],
@@ -669,10 +689,29 @@ class Lowerer:
         hexcode = "".join(f"{round(c * 255):02x}" for c in p["to"])
         return self._tint(o, {"color": p["to"]}, f"recolor{hexcode}"), {}, []
 
+    def _casts_visible_shadows(self, a) -> bool:
+        """A shadow anomaly needs a light whose shadows show: the sun, or a lamp or light that is (or
+        turns) on; without one no object casts a shadow, so a missing or moved one is no defect."""
+        sc = self.built.scene
+        lamps = [o for o in sc.objects if o.lit or (o.lit is not None and sc.day_night is not None)]
+        if sc.sun is not None or lamps or any(pl.on for pl in sc.lights):
+            return True
+        self.diag.error(
+            "E607",
+            f"`{a.operator}` needs a light that casts shadows: the scene has no sun and no lit lamp",
+            a.op_span,
+            "add `sun …` to the scene, or a lit lamp near the target",
+        )
+        return False
+
     def op_remove_shadow(self, a, spec, t, p, trig):
+        if not self._casts_visible_shadows(a):
+            return None
         return [B.Effect(kind="set_shadow", target=t[0].id, casts_shadow=False)], {}, []
 
     def op_displace_shadow(self, a, spec, t, p, trig):
+        if not self._casts_visible_shadows(a):
+            return None
         if math.hypot(*p["by"]) < 0.5:
             self.diag.error(
                 "E611",

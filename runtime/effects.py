@@ -18,7 +18,8 @@ the docstring in bundle/model.py where it leaves room:
   all, smoothly over about torque_deg / 150 s, and rests there (kinematic from then on).
   A restitution >= 0.8 without an impulse also gets a 2.5 m/s upward kick so the bouncing shows.
 - set_mechanism values: autoclose delay s (2), delay s (3), speed factor (8), jam open fraction
-  (0.25); ghost = panel opens but the collider stays shut; phantom = collider opens but the panel
+  (0.25: the panel stops there and the collider stays shut); ghost = panel opens but the collider
+  stays shut; phantom = collider opens but the panel
   stays shut; dead = interaction does nothing; through_walls = reachable through obstacles;
   one_way = the solid lets the agent in from the side its world-frame `normal` points to (the
   agent passes the face whose outward normal that is), after which it cannot leave the footprint.
@@ -339,16 +340,19 @@ def set_mechanism(eff: Effect, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     if eff.mechanism not in MECHANISMS:
         raise BundleError(f"unknown mechanism {eff.mechanism!r}")
-    undo0 = _snapshot(st, "mechanism", "collider_frac")
+    undo0 = _snapshot(st, "mechanism", "collider_frac", "open_frac")
     st.mechanism = dict(st.mechanism)
     st.mechanism[eff.mechanism] = eff.value
     if eff.mechanism == "one_way":
         n = np.asarray(eff.normal or (1.0, 0.0), dtype=float)
         st.mechanism["_one_way_normal"] = tuple(n / max(float(np.linalg.norm(n)), 1e-9))
-    if eff.mechanism == "ghost":
+    if eff.mechanism in ("ghost", "jam"):  # a jammed door still blocks, as the reference's
         st.collider_frac = 0.0
-    elif eff.mechanism == "phantom":
-        st.collider_frac = st.open_frac
+    elif eff.mechanism == "phantom":  # the collider takes over the swing; the panel shows shut
+        st.collider_frac, st.open_frac = st.open_frac, 0.0
+        for ps in st.parts.values():
+            if ps.part.hinge:
+                ps.hinge_deg = 0.0
     st.bump()
     return undo0
 

@@ -50,22 +50,24 @@ def _door(st: ObjectState, dt: float, t: float) -> None:
             mech.pop("_opened_at", None)
     if st.door_target == 0:
         mech.pop("_opened_at", None)
-    old = st.open_frac
-    if st.open_frac < target:
-        st.open_frac = min(target, st.open_frac + speed * dt)
-    elif st.open_frac > target:
-        st.open_frac = max(target, st.open_frac - speed * dt)
-    if old != st.open_frac or any(
-        ps.part.hinge and ps.hinge_deg != st.open_frac * ps.part.hinge.swing_deg for ps in st.parts.values()
-    ):
-        visual = st.open_frac
-        if "phantom" in mech:  # collider swings, the visual panel stays shut
-            st.collider_frac, visual = st.open_frac, 0.0
-        elif "ghost" in mech:  # the panel swings, the collider stays shut
+    if "phantom" in mech:
+        # the collider swings (collider_frac) while the panel, which `open_frac` describes as everywhere
+        # else, stays shut: what is seen is a closed door
+        st.collider_frac = _towards(st.collider_frac or 0.0, target, speed * dt)
+        st.open_frac = 0.0
+    else:
+        st.open_frac = _towards(st.open_frac, target, speed * dt)
+        if "ghost" in mech or "jam" in mech:  # the panel swings (part-way), the collider stays shut
             st.collider_frac = 0.0
-        for ps in st.parts.values():
-            if ps.part.hinge:
-                ps.hinge_deg = visual * ps.part.hinge.swing_deg
+    for ps in st.parts.values():
+        if ps.part.hinge and ps.hinge_deg != st.open_frac * ps.part.hinge.swing_deg:
+            ps.hinge_deg = st.open_frac * ps.part.hinge.swing_deg
+
+
+def _towards(value: float, target: float, step: float) -> float:
+    if value < target:
+        return min(target, value + step)
+    return max(target, value - step)
 
 
 def _spin(st: ObjectState, dt: float, t: float) -> None:

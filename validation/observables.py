@@ -362,6 +362,17 @@ def _hole_or_blocker(task):
     return None
 
 
+def _shown_open(run: Run, task: CompiledTask, oid: str, mv) -> bool:
+    """Whether a door was drawn open while the agent walked through it (`open_frac` is the panel's
+    opening as seen; a phantom door's panel stays shut while its collider opens)."""
+    ids = [i for i in focus_ids(task) if any(o.id == i for o in task.scene.objects)]
+    if oid not in ids:
+        return False
+    k = ids.index(oid)
+    window = [t for t in run.ticks if t.t >= mv.t0 and k < len(t.open_frac)]
+    return bool(window) and max(t.open_frac[k] for t in window) > 0.5
+
+
 def judge_through(run: Run, task: CompiledTask) -> Reading:
     mv = _exposing_move(run)
     if mv is None:
@@ -428,6 +439,13 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
             round(mv.moved_m, 3),
             True,
             f"walked {mv.moved_m:.2f} m into the solid {_name(task, inside[0])} and stands inside it",
+        )
+    if crossed and mv.moved_m >= 0.8 * asked and _shown_open(run, task, crossed[0], mv):
+        return Reading(
+            "displacement_through",
+            round(mv.moved_m, 3),
+            False,
+            f"walked {mv.moved_m:.2f} m through the open {_name(task, crossed[0])}, as a door lets one",
         )
     if crossed and mv.moved_m >= 0.8 * asked:
         return Reading(

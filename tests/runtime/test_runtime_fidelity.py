@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from rt_scenes import anomaly, bin_, box, task
+from rt_scenes import anomaly, bin_, box, door, task, wall
 
-from wac.bundle.model import Effect, Trigger
+from wac.bundle.model import Effect, Sun, Trigger
 from wac.runtime import mechanics
 from wac.runtime.geometry import rotation_matrix
+from wac.runtime.render import look_at
 
 
 def pair(make_env, objects, effects, targets=(), trigger=None, **kw):
@@ -145,3 +146,74 @@ def test_the_respawn_outcome_names_nothing_of_the_anomaly(make_env):
     _, p = pair(make_env, [], [Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 4.0))])
     out = p.step("move 2").outcome.lower()
     assert not any(w in out for w in ("hole", "anomal", "collision", "bug"))
+
+
+# --- visibility: vanish vs hide; x-ray keeps its shadow ---------------------------------------------
+SUN = {"task_kw": {"sun": Sun(azimuth_deg=0.0, elevation_deg=45.0)}}
+BLOCK = (0.0, 3.0)  # a 2 m block; with the sun at azimuth 0, elevation 45 its shadow falls at -x
+
+
+def _ground(env, point=(-1.5, 3.0, 0.0)) -> float:
+    img = env.renderer.render(look_at((point[0] - 5.0, point[1] - 5.0, 4.0), point, 20.0))
+    return float(img[55:65, 75:85].astype(float).mean())
+
+
+def _ids(env, oid, eye=(0.0, -3.0, 1.6), at=(0.0, 3.0, 0.8)) -> int:
+    return int((env.renderer.render_ids(look_at(eye, at, 60.0)) == env.object_index(oid)).sum())
+
+
+def _block():
+    return [box("block", (1.0, 1.0, 2.0), (*BLOCK, 0.0), material="stone")]
+
+
+@pytest.mark.parametrize(
+    ("effect", "shadow_kept"),
+    [
+        # reference `vanish` (three.js visible = false): not drawn, casts no shadow, still solid
+        (
+            Effect(
+                kind="set_visible", target="block", visible=False, casts_shadow=False, keeps_collision=True
+            ),
+            False,
+        ),
+        # wac `hide` without a trigger: not drawn, its shadow remains, still solid
+        (
+            Effect(
+                kind="set_visible", target="block", visible=False, casts_shadow=True, keeps_collision=True
+            ),
+            True,
+        ),
+    ],
+    ids=["vanish", "hide"],
+)
+def test_vanish_and_hide_differ_only_in_the_shadow(make_env, effect, shadow_kept):
+    c, p = pair(make_env, _block(), [effect], ["block"], **SUN)
+    assert _ids(c, "block") > 0 and _ids(p, "block") == 0
+    lit = _ground(c, (1.5, 3.0, 0.0))  # sunlit ground on the other side
+    assert _ground(c) < 0.8 * lit  # the clean block's shadow
+    if shadow_kept:
+        assert _ground(p) == pytest.approx(_ground(c), rel=0.1)
+    else:
+        assert _ground(p) > 0.9 * lit
+    p.step("turn -90")  # face +y, the block straight ahead
+    assert "blocked" in p.step("move 4").outcome  # still solid either way
+
+
+def test_xray_keeps_the_targets_shadow(make_env):
+    objs = [*_block(), wall("wall_1", (0.0, 1.0, 0.0), size=(4.0, 0.2, 2.5))]
+    c, p = pair(make_env, objs, [Effect(kind="set_render", target="block", render="xray")], ["block"], **SUN)
+    assert _ids(c, "block") == 0 and _ids(p, "block") > 0  # drawn through the wall in front of it
+    assert _ground(p) == pytest.approx(_ground(c), rel=0.1)  # and its shadow is the clean one
+
+
+# --- jam (reference anim_interrupted: stops part-way and still blocks) --------------------------------
+def test_a_jammed_door_keeps_its_collider_shut_even_when_nearly_open(make_env):
+    eff = Effect(kind="set_mechanism", target="door_1", mechanism="jam", value=0.9)
+    c, p = pair(make_env, [door("door_1", (1.8, 0.0, 0.0))], [eff], ["door_1"])
+    for env in (c, p):
+        env.step("interact")
+        env.step("wait 2")
+    st = p.world.get("door_1")
+    assert st.open_frac == pytest.approx(0.9) and st.parts["panel"].hinge_deg == pytest.approx(81.0)
+    assert c.step("move 3").moved_m > 2.9
+    assert "blocked" in p.step("move 3").outcome
