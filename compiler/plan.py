@@ -258,7 +258,11 @@ def make_plan(
             "the target cannot be reached: no reachable point has a clear view of it",
             "obstacles cut the start off from the target; move the start or open a way",
         )
-    goal = flat[chosen]
+    if kind == "revisit" and _in_view_at_start(grid, expl, low, box, (tx, ty)):
+        # the trigger is armed by the first sighting: a walk that turns away would fire it before the
+        # "before" view, so the target already in view is observed (and left) from the start
+        chosen = None
+    goal = flat[chosen] if chosen is not None else start_idx
     path_idx = [goal]
     while path_idx[-1] != start_idx and preds[path_idx[-1]] >= 0:
         path_idx.append(preds[path_idx[-1]])
@@ -306,6 +310,21 @@ def make_plan(
         view_point=(round(pos[0], 3), round(pos[1], 3)),
         target_point=(round(tx, 3), round(ty, 3), round(tz, 3)),
     )
+
+
+START_HFOV_DEG = 90.0  # the agent's field of view (runtime default)
+
+
+def _in_view_at_start(grid: Grid, expl: B.Exploration, low: Lowered, box, centre) -> bool:
+    """Whether the target is in the start view, close enough to count as seen by its trigger."""
+    sx, sy = expl.start.position
+    bearing = math.degrees(math.atan2(centre[1] - sy, centre[0] - sx))
+    if abs(_turn(expl.start.yaw_deg, bearing)) > START_HFOV_DEG / 2 - 5.0:
+        return False
+    seen_within = low.trigger.seen_within_m or 10.0
+    if _edge_distance(box, sx, sy) > seen_within:
+        return False
+    return _line_of_sight(grid, (sx, sy), centre, box)
 
 
 def _free_run(grid: Grid, pos: tuple[float, float], heading_deg: float, limit: float = 30.0) -> float:

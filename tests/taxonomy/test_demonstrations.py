@@ -64,3 +64,18 @@ def test_day_night_alternates_about_once_a_second_against_a_30_s_gradual_cycle(e
     c = env("operational_state_demo", "clean")
     assert c.world.day_night.period_s == pytest.approx(30.0) and c.world.day_night.transition == "gradual"
     assert _switch_times(c, 5) == []  # no jump: the clean light changes gradually
+
+
+@pytest.mark.parametrize("name", ["static_attribute_demo", "existence_demo"])
+def test_revisit_plans_take_the_before_view_before_the_trigger_fires(demos, env, name):
+    """A revisit trigger is armed by the first sighting: the plan's "before" view must come before
+    anything that takes the target out of view long enough to fire it."""
+    import json
+
+    plan = json.loads((demos / name / "selfcheck.json").read_text())
+    p = env(name)
+    for step in plan["steps"]:
+        if step["action"] == "mark":
+            break
+        p.step({"action": step["action"], **step["args"]})
+    assert not [e for e in p.events if e.event == "fired"], "the trigger fired before the before-view"

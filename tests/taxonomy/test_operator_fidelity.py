@@ -135,3 +135,21 @@ def test_new_forms_pass_their_self_check(tmp_path, anomaly):
     assert res.ok, _messages(res)
     r = check_bundle(tmp_path / "build" / "t")
     assert r.passed, r.reasons
+
+
+def test_a_revisit_target_in_view_at_the_start_is_observed_from_the_start(tmp_path):
+    """The revisit trigger is armed by the first sighting; walking to a viewpoint first (turning on
+    the way) could fire it before the "before" view, so the plan observes it where it is seen."""
+    import json
+
+    root = _project(
+        tmp_path,
+        "task t on riverside_meadow {\n    start at (-2, -9.5) yaw 90 deg\n    anomaly hide boulder_1 when revisit\n}\n",
+        scene="riverside_meadow",
+    )
+    res = _build(root, tmp_path / "build")
+    assert res.ok, _messages(res)
+    steps = json.loads((tmp_path / "build" / "t" / "selfcheck.json").read_text())["steps"]
+    before = steps[: next(i for i, s in enumerate(steps) if s["action"] == "mark")]
+    assert not [s for s in before if s["action"] == "move"]
+    assert all(abs(s["args"]["degrees"]) < 45 for s in before if s["action"] == "turn")
