@@ -8,6 +8,7 @@ The number of actions must fit the task's budget.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -147,7 +148,51 @@ def _turn(cur_yaw: float, want_yaw: float) -> float:
     return round(d, 1)
 
 
+DYNAMIC_CLEARANCE_M = 0.3  # plans keep this much more than the agent's radius from dynamic objects
+
+
 def make_plan(
+    task_id: str,
+    low: Lowered,
+    expl: B.Exploration,
+    grid: Grid,
+    memo: dict | None = None,
+    keep_clear: tuple[tuple[float, float, float, float], ...] = (),
+) -> B.SelfCheckPlan:
+    """The self-check plan.  Its walk and viewpoint keep the agent's radius + `DYNAMIC_CLEARANCE_M`
+    from the `keep_clear` boxes (dynamic objects: brushing one moves it, a second change) where the
+    area allows; otherwise it plans on the plain walkable grid."""
+    if keep_clear:
+        cleared = _cleared(grid, expl, keep_clear)
+        if cleared is not None:
+            try:
+                return _make_plan(task_id, low, expl, cleared, memo)
+            except PlanError:
+                pass
+    return _make_plan(task_id, low, expl, grid, memo)
+
+
+def _cleared(grid: Grid, expl: B.Exploration, boxes) -> Grid | None:
+    """The grid without the cells closer than the agent's radius + the clearance to any box (the cells
+    around the start stay, so that an agent starting near one can still leave)."""
+    h, w = grid.reach.shape
+    xs = grid.x0 + (np.arange(w) + 0.5) * grid.cell
+    ys = grid.y0 + (np.arange(h) + 0.5) * grid.cell
+    gx, gy = np.meshgrid(xs, ys)
+    near = np.zeros_like(grid.reach)
+    margin = expl.agent_radius_m + DYNAMIC_CLEARANCE_M
+    for x0, y0, x1, y1 in boxes:
+        dx = np.maximum.reduce([x0 - gx, np.zeros_like(gx), gx - x1])
+        dy = np.maximum.reduce([y0 - gy, np.zeros_like(gy), gy - y1])
+        near |= np.hypot(dx, dy) < margin
+    sx, sy = expl.start.position
+    near &= np.hypot(gx - sx, gy - sy) > 0.6
+    if not near.any():
+        return None
+    return dataclasses.replace(grid, reach=grid.reach & ~near)
+
+
+def _make_plan(
     task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo: dict | None = None
 ) -> B.SelfCheckPlan:
     cat = registry().category(low.category)
