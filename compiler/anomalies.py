@@ -1039,6 +1039,40 @@ class Lowerer:
             [new],
         )
 
+    def op_extra_asset(self, a, spec, t, p, trig):
+        new = self._new_object(a.new_object)
+        if new is None:
+            return None
+        sc = self.built.scene
+        suits = self._prefab_scene_types(new.prefab)
+        why = []
+        if _era_conflict(new.era, sc.era):  # E612's era reasoning is one way to be out of place
+            why.append(f"{new.era.replace('_', ' ')} era in a {sc.era.replace('_', ' ')} scene")
+        if suits and sc.scene_type.value not in suits:
+            why.append(f"made for {', '.join(suits)} scenes, not {sc.scene_type.value} ones")
+        if not why:
+            self.diag.error(
+                "E612",
+                f"a {new.name} fits this {sc.scene_type.value} scene (era {sc.era}): it is not out of place",
+                a.new_object.kind_span,
+                "pick an object of another era, or one whose prefab's `scene_types` leave out this scene's type",
+            )
+            return None
+        return (
+            [B.Effect(kind="add_object", target=new.id, object=new)],
+            {"out_of_place_words": "; ".join(why), "scene_type": sc.scene_type.value},
+            [new],
+        )
+
+    def _prefab_scene_types(self, prefab: str | None) -> tuple[str, ...]:
+        pf = self.layout.visible.prefabs.get(prefab) if prefab else None
+        setting = pf.body.setting("scene_types") if pf is not None else None
+        if setting is None or not setting.args:
+            return ()
+        arg = setting.args[0]
+        items = getattr(arg, "items", (arg,))
+        return tuple(getattr(i, "text", str(i)) for i in items)
+
     def op_replace(self, a, spec, t, p, trig):
         o = t[0]
         thing = N.Thing(f"{o.id}_replacement", p["with"], (), a.span, a.span, p.get("_with_span") or a.span)

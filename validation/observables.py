@@ -1817,10 +1817,10 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
     s = _deciding(run)
     era = task.scene.era
     benign = {b.object for b in task.scene.benign}
-    if era in ("any", "", None):
+    if era in ("any", "", None) and anchor(task).operator != "extra_asset":
         return Reading("era_mismatch", 0.0, False, "the scene has no era to clash with")
     odd = []
-    for oid, (e, _) in s.measure.get("eras", {}).items():
+    for oid, (e, _) in s.measure.get("eras", {}).items() if era not in ("any", "", None) else ():
         if e not in ("any", era) and oid not in benign:
             px = _seen(s, oid)
             if px >= MIN_PX:
@@ -1830,6 +1830,15 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
         return Reading(
             "era_mismatch", float(len(odd)), True, f"{_name(task, oid)} ({e}) is in view in a {era} scene", px
         )
+    # extra_asset: the compiler established that the added object does not belong in this kind of
+    # scene (its prefab's scene types); seeing it is the evidence
+    an = anchor(task)
+    if an.operator == "extra_asset":
+        for e in an.effects:
+            if e.object is not None and _seen(s, e.object.id) >= MIN_PX:
+                return Reading(
+                    "era_mismatch", 1.0, True, f"{_name(task, e.object.id)} is in view, out of place"
+                )
     return Reading("era_mismatch", 0.0, False, f"every object in view fits the {era} era")
 
 

@@ -193,3 +193,36 @@ def test_plans_keep_clear_of_dynamic_objects(tmp_path, name):
         assert min(gaps) >= r + 0.3 - 0.1
     finally:
         env.close()
+
+
+def test_extra_asset_takes_any_out_of_place_object_and_refuses_one_that_fits(tmp_path):
+    """The reference's extra_asset: an asset that should not be in the scene.  Out of place by era
+    (E612's reasoning) or by the kind of scene its prefab is made for; a fitting one is refused."""
+    import json
+
+    root = _project(
+        tmp_path, "task t on living_room {\n    anomaly extra_asset forklift_9 as forklift at (-2, 2)\n}\n"
+    )
+    res = _build(root, tmp_path / "build")
+    assert res.ok, _messages(res)
+    rubric = json.loads((tmp_path / "build" / "t" / "rubric.json").read_text())
+    assert "made for industrial scenes, not indoor ones" in json.dumps(rubric)
+    (root / "tasks" / "t.wa").write_text(
+        'import "../scenes/living_room.wa"\ntask t on living_room {\n    anomaly extra_asset chair_9 as chair at (-2, 2)\n}\n'
+    )
+    msgs = _messages(_build(root))
+    assert len(msgs) == 1 and "E612" in msgs[0] and "fits this indoor scene" in msgs[0], msgs
+
+
+@pytest.mark.slow
+def test_extra_asset_passes_its_self_check(tmp_path):
+    pytest.importorskip("pybullet")
+    from wac.validation.selfcheck import check_bundle
+
+    root = _project(
+        tmp_path,
+        "task t on living_room {\n    start at (-2, -2) yaw 90 deg\n    anomaly extra_asset forklift_9 as forklift at (-2, 2)\n}\n",
+    )
+    assert _build(root, tmp_path / "build").ok
+    r = check_bundle(tmp_path / "build" / "t")
+    assert r.passed, r.reasons
