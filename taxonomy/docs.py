@@ -218,6 +218,12 @@ def _category_section(reg: Registry, c: CategorySpec) -> list[str]:
     out.append("")
     out.append(f"Reference explanation. {d.explanation}")
     out.append("")
+    if d.measure:
+        stem = d.task.removesuffix(".wa")
+        out.append(
+            f"- **Measured:** {d.measure} — `pytest tests/taxonomy/test_demonstrations.py -k {stem}_demo`"
+        )
+        out.append("")
     return out
 
 
