@@ -303,7 +303,7 @@ def _make_plan(
             "the target cannot be reached: no reachable point has a clear view of it",
             "obstacles cut the start off from the target; move the start or open a way",
         )
-    if kind == "revisit" and _in_view_at_start(grid, expl, low, box, (tx, ty)):
+    if kind == "revisit" and _in_view_at_start(grid, expl, low, box, (tx, ty, tz)):
         # the trigger is armed by the first sighting: a walk that turns away would fire it before the
         # "before" view, so the target already in view is observed (and left) from the start
         chosen = None
@@ -358,18 +358,24 @@ def _make_plan(
 
 
 START_HFOV_DEG = 90.0  # the agent's field of view (runtime default)
+START_VFOV_DEG = 2 * math.degrees(math.atan(math.tan(math.radians(START_HFOV_DEG / 2)) * 0.75))  # 4:3 frame
 
 
 def _in_view_at_start(grid: Grid, expl: B.Exploration, low: Lowered, box, centre) -> bool:
-    """Whether the target is in the start view, close enough to count as seen by its trigger."""
+    """Whether the target's centre is well inside the start view, close enough to count as seen by
+    its trigger."""
     sx, sy = expl.start.position
-    bearing = math.degrees(math.atan2(centre[1] - sy, centre[0] - sx))
+    cx, cy, cz = centre
+    bearing = math.degrees(math.atan2(cy - sy, cx - sx))
     if abs(_turn(expl.start.yaw_deg, bearing)) > START_HFOV_DEG / 2 - 5.0:
+        return False
+    down = math.degrees(math.atan2(EYE_M - cz, max(0.3, math.dist((sx, sy), (cx, cy)))))
+    if abs(down - expl.start.pitch_deg) > START_VFOV_DEG / 2 - 5.0:
         return False
     seen_within = low.trigger.seen_within_m or 10.0
     if _edge_distance(box, sx, sy) > seen_within:
         return False
-    return _line_of_sight(grid, (sx, sy), centre, box)
+    return _line_of_sight(grid, (sx, sy), (cx, cy), box)
 
 
 def _free_run(grid: Grid, pos: tuple[float, float], heading_deg: float, limit: float = 30.0) -> float:

@@ -341,7 +341,9 @@ class WorldEnv:
             outcome = f"waited {float(a['seconds']):.1f} s"
         else:
             outcome = self._interact()
-        outcome += self._fall_and_respawn()
+        fell = self._fall_and_respawn()
+        if fell:  # the reference says only that the agent respawned (core.js `respawned`)
+            outcome = outcome.split("; dropped")[0] + fell
         frame = self._frame()
         res = StepResult(
             self.steps,

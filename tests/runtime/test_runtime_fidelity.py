@@ -145,7 +145,7 @@ def test_a_fall_through_a_hole_respawns_at_the_start_and_the_agent_can_go_on(mak
 def test_the_respawn_outcome_names_nothing_of_the_anomaly(make_env):
     _, p = pair(make_env, [], [Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 4.0))])
     out = p.step("move 2").outcome.lower()
-    assert not any(w in out for w in ("hole", "anomal", "collision", "bug"))
+    assert not any(w in out for w in ("hole", "anomal", "collision", "bug", "dropped", "fell"))
 
 
 # --- visibility: vanish vs hide; x-ray keeps its shadow ---------------------------------------------
