@@ -411,6 +411,16 @@ class Lowerer:
         ha = (np.array(o.aabb_max) - np.array(o.aabb_min))[:2] / 2
         hb = (np.array(other.aabb_max) - np.array(other.aabb_min))[:2] / 2
         reach = float(abs(d[0]) * (ha[0] + hb[0]) + abs(d[1]) * (ha[1] + hb[1]))
+        size = 2.0 * float(abs(d[0]) * ha[0] + abs(d[1]) * ha[1])  # the target's extent along the push
+        if p["depth"] >= size:
+            self.diag.error(
+                "E607",
+                f"`push_into` depth {p['depth']:g} m is more than `{o.id}` measures along the push "
+                f"({size:.2f} m): it would pass right into `{other.id}`",
+                p.get("_depth_span", a.op_span),
+                f"use a depth below {size:.2f} m (about a third of it reads as an overlap)",
+            )
+            return None
         shift = dist - reach + p["depth"]
         x, y, z = o.position
         pos = (round(x + d[0] * shift, 6), round(y + d[1] * shift, 6), z)
@@ -556,6 +566,9 @@ class Lowerer:
     def op_ghost_door(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="ghost")], {}, []
 
+    def op_phantom_door(self, a, spec, t, p, trig):
+        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="phantom")], {}, []
+
     def op_bounce(self, a, spec, t, p, trig):
         return [B.Effect(kind="set_physics", target=t[0].id, restitution=p["restitution"])], {}, []
 
@@ -644,6 +657,13 @@ class Lowerer:
             [],
         )
 
+    def op_vanish(self, a, spec, t, p, trig):
+        # the reference's `vanish` (three.js `visible = false`): not drawn, no shadow, still solid
+        eff = B.Effect(
+            kind="set_visible", target=t[0].id, visible=False, casts_shadow=False, keeps_collision=True
+        )
+        return [eff], {}, []
+
     def op_cull(self, a, spec, t, p, trig):
         return (
             [B.Effect(kind="set_render", target=t[0].id, render="cull", normal=DIRECTIONS[p["from"]])],
@@ -669,10 +689,29 @@ class Lowerer:
         hexcode = "".join(f"{round(c * 255):02x}" for c in p["to"])
         return self._tint(o, {"color": p["to"]}, f"recolor{hexcode}"), {}, []
 
+    def _casts_visible_shadows(self, a) -> bool:
+        """A shadow anomaly needs a light whose shadows show: the sun, or a lamp or light that is (or
+        turns) on; without one no object casts a shadow, so a missing or moved one is no defect."""
+        sc = self.built.scene
+        lamps = [o for o in sc.objects if o.lit or (o.lit is not None and sc.day_night is not None)]
+        if sc.sun is not None or lamps or any(pl.on for pl in sc.lights):
+            return True
+        self.diag.error(
+            "E607",
+            f"`{a.operator}` needs a light that casts shadows: the scene has no sun and no lit lamp",
+            a.op_span,
+            "add `sun …` to the scene, or a lit lamp near the target",
+        )
+        return False
+
     def op_remove_shadow(self, a, spec, t, p, trig):
+        if not self._casts_visible_shadows(a):
+            return None
         return [B.Effect(kind="set_shadow", target=t[0].id, casts_shadow=False)], {}, []
 
     def op_displace_shadow(self, a, spec, t, p, trig):
+        if not self._casts_visible_shadows(a):
+            return None
         if math.hypot(*p["by"]) < 0.5:
             self.diag.error(
                 "E611",
@@ -850,7 +889,8 @@ class Lowerer:
         lamps = [o for o in self.built.scene.objects if o.lit is not None]
         focus = lamps[0] if lamps else None
         return (
-            [B.Effect(kind="set_day_night", period_s=p["period"], transition="abrupt")],
+            # `period` is the time between switches; a day-night cycle's period is a whole day (two switches)
+            [B.Effect(kind="set_day_night", period_s=round(2 * p["period"], 6), transition="abrupt")],
             {"_focus": focus},
             [],
         )
@@ -998,6 +1038,40 @@ class Lowerer:
             {"era_words": f"{new.era.replace('_', ' ')} era", "scene_era": scene_era.replace("_", " ")},
             [new],
         )
+
+    def op_extra_asset(self, a, spec, t, p, trig):
+        new = self._new_object(a.new_object)
+        if new is None:
+            return None
+        sc = self.built.scene
+        suits = self._prefab_scene_types(new.prefab)
+        why = []
+        if _era_conflict(new.era, sc.era):  # E612's era reasoning is one way to be out of place
+            why.append(f"{new.era.replace('_', ' ')} era in a {sc.era.replace('_', ' ')} scene")
+        if suits and sc.scene_type.value not in suits:
+            why.append(f"made for {', '.join(suits)} scenes, not {sc.scene_type.value} ones")
+        if not why:
+            self.diag.error(
+                "E612",
+                f"a {new.name} fits this {sc.scene_type.value} scene (era {sc.era}): it is not out of place",
+                a.new_object.kind_span,
+                "pick an object of another era, or one whose prefab's `scene_types` leave out this scene's type",
+            )
+            return None
+        return (
+            [B.Effect(kind="add_object", target=new.id, object=new)],
+            {"out_of_place_words": "; ".join(why), "scene_type": sc.scene_type.value},
+            [new],
+        )
+
+    def _prefab_scene_types(self, prefab: str | None) -> tuple[str, ...]:
+        pf = self.layout.visible.prefabs.get(prefab) if prefab else None
+        setting = pf.body.setting("scene_types") if pf is not None else None
+        if setting is None or not setting.args:
+            return ()
+        arg = setting.args[0]
+        items = getattr(arg, "items", (arg,))
+        return tuple(getattr(i, "text", str(i)) for i in items)
 
     def op_replace(self, a, spec, t, p, trig):
         o = t[0]

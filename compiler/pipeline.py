@@ -134,7 +134,12 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
             )
             return None
     try:  # 7. lower
-        plan = make_plan(task.name, anchor, built.exploration, grid, loader.memo)
+        dynamic = tuple(
+            (o.aabb_min[0], o.aabb_min[1], o.aabb_max[0], o.aabb_max[1])
+            for o in built.objects.values()
+            if o.dynamic and o.solid
+        )
+        plan = make_plan(task.name, anchor, built.exploration, grid, loader.memo, keep_clear=dynamic)
     except PlanError as exc:
         diag.error("E534", str(exc), anomalies[0].span, exc.hint)
         return None

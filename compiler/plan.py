@@ -8,6 +8,7 @@ The number of actions must fit the task's budget.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -147,7 +148,51 @@ def _turn(cur_yaw: float, want_yaw: float) -> float:
     return round(d, 1)
 
 
+DYNAMIC_CLEARANCE_M = 0.3  # plans keep this much more than the agent's radius from dynamic objects
+
+
 def make_plan(
+    task_id: str,
+    low: Lowered,
+    expl: B.Exploration,
+    grid: Grid,
+    memo: dict | None = None,
+    keep_clear: tuple[tuple[float, float, float, float], ...] = (),
+) -> B.SelfCheckPlan:
+    """The self-check plan.  Its walk and viewpoint keep the agent's radius + `DYNAMIC_CLEARANCE_M`
+    from the `keep_clear` boxes (dynamic objects: brushing one moves it, a second change) where the
+    area allows; otherwise it plans on the plain walkable grid."""
+    if keep_clear:
+        cleared = _cleared(grid, expl, keep_clear)
+        if cleared is not None:
+            try:
+                return _make_plan(task_id, low, expl, cleared, memo)
+            except PlanError:
+                pass
+    return _make_plan(task_id, low, expl, grid, memo)
+
+
+def _cleared(grid: Grid, expl: B.Exploration, boxes) -> Grid | None:
+    """The grid without the cells closer than the agent's radius + the clearance to any box (the cells
+    around the start stay, so that an agent starting near one can still leave)."""
+    h, w = grid.reach.shape
+    xs = grid.x0 + (np.arange(w) + 0.5) * grid.cell
+    ys = grid.y0 + (np.arange(h) + 0.5) * grid.cell
+    gx, gy = np.meshgrid(xs, ys)
+    near = np.zeros_like(grid.reach)
+    margin = expl.agent_radius_m + DYNAMIC_CLEARANCE_M
+    for x0, y0, x1, y1 in boxes:
+        dx = np.maximum.reduce([x0 - gx, np.zeros_like(gx), gx - x1])
+        dy = np.maximum.reduce([y0 - gy, np.zeros_like(gy), gy - y1])
+        near |= np.hypot(dx, dy) < margin
+    sx, sy = expl.start.position
+    near &= np.hypot(gx - sx, gy - sy) > 0.6
+    if not near.any():
+        return None
+    return dataclasses.replace(grid, reach=grid.reach & ~near)
+
+
+def _make_plan(
     task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo: dict | None = None
 ) -> B.SelfCheckPlan:
     cat = registry().category(low.category)
@@ -258,7 +303,11 @@ def make_plan(
             "the target cannot be reached: no reachable point has a clear view of it",
             "obstacles cut the start off from the target; move the start or open a way",
         )
-    goal = flat[chosen]
+    if kind == "revisit" and _in_view_at_start(grid, expl, low, box, (tx, ty, tz)):
+        # the trigger is armed by the first sighting: a walk that turns away would fire it before the
+        # "before" view, so the target already in view is observed (and left) from the start
+        chosen = None
+    goal = flat[chosen] if chosen is not None else start_idx
     path_idx = [goal]
     while path_idx[-1] != start_idx and preds[path_idx[-1]] >= 0:
         path_idx.append(preds[path_idx[-1]])
@@ -306,6 +355,27 @@ def make_plan(
         view_point=(round(pos[0], 3), round(pos[1], 3)),
         target_point=(round(tx, 3), round(ty, 3), round(tz, 3)),
     )
+
+
+START_HFOV_DEG = 90.0  # the agent's field of view (runtime default)
+START_VFOV_DEG = 2 * math.degrees(math.atan(math.tan(math.radians(START_HFOV_DEG / 2)) * 0.75))  # 4:3 frame
+
+
+def _in_view_at_start(grid: Grid, expl: B.Exploration, low: Lowered, box, centre) -> bool:
+    """Whether the target's centre is well inside the start view, close enough to count as seen by
+    its trigger."""
+    sx, sy = expl.start.position
+    cx, cy, cz = centre
+    bearing = math.degrees(math.atan2(cy - sy, cx - sx))
+    if abs(_turn(expl.start.yaw_deg, bearing)) > START_HFOV_DEG / 2 - 5.0:
+        return False
+    down = math.degrees(math.atan2(EYE_M - cz, max(0.3, math.dist((sx, sy), (cx, cy)))))
+    if abs(down - expl.start.pitch_deg) > START_VFOV_DEG / 2 - 5.0:
+        return False
+    seen_within = low.trigger.seen_within_m or 10.0
+    if _edge_distance(box, sx, sy) > seen_within:
+        return False
+    return _line_of_sight(grid, (sx, sy), (cx, cy), box)
 
 
 def _free_run(grid: Grid, pos: tuple[float, float], heading_deg: float, limit: float = 30.0) -> float:

@@ -13,11 +13,13 @@ the docstring in bundle/model.py where it leaves room:
 - set_light: `lit` sets whether its emitters glow (for an object without emitters every part
   glows); `illuminates` whether its light reaches the scene.
 - set_physics: `impulse` (N s) is world-frame, except under a contact trigger where x points
-  from the agent to the target, y to its left and z up; `torque_deg` tips the object over about
-  the horizontal axis across that direction (a spin of 3 x torque_deg per second about its base).
+  from the agent to the target, y to its left and z up; `torque_deg` overturns the object away
+  from the push: it rolls over its far base edge (and the next, every 90 deg) by torque_deg in
+  all, smoothly over about torque_deg / 150 s, and rests there (kinematic from then on).
   A restitution >= 0.8 without an impulse also gets a 2.5 m/s upward kick so the bouncing shows.
 - set_mechanism values: autoclose delay s (2), delay s (3), speed factor (8), jam open fraction
-  (0.25); ghost = panel opens but the collider stays shut; phantom = collider opens but the panel
+  (0.25: the panel stops there and the collider stays shut); ghost = panel opens but the collider
+  stays shut; phantom = collider opens but the panel
   stays shut; dead = interaction does nothing; through_walls = reachable through obstacles;
   one_way = the solid lets the agent in from the side its world-frame `normal` points to (the
   agent passes the face whose outward normal that is), after which it cannot leave the footprint.
@@ -39,6 +41,7 @@ import numpy as np
 from wac.bundle.model import DayNight, Effect
 from wac.errors import BundleError
 
+from .geometry import rotation_matrix
 from .world import ObjectState, World
 
 Undo = Callable[[], None]
@@ -270,12 +273,46 @@ def set_physics(eff: Effect, ctx: EffectContext) -> Undo:
     elif (eff.restitution or 0.0) >= 0.8:
         phys.kick(st, linear=(0.0, 0.0, 2.5))
     if eff.torque_deg:
-        # tip over about the base: spin about the axis across the push direction, with the matching
-        # velocity of the centre (v = w x r from the base), so the object rolls over its far edge
-        lo, hi = ctx.world.aabb(st)
-        w = 3.0 * np.radians(eff.torque_deg)
-        half_h = float(hi[2] - lo[2]) / 2
-        phys.kick(st, linear=(ux * w * half_h, uy * w * half_h, 0.5), angular=(-uy * w, ux * w, 0.0))
+        return _chain(undo, _tip_over(st, float(eff.torque_deg), (ux, uy), ctx))
+    return undo
+
+
+TIP_DEG_S = 150.0  # mean turning rate of an overturn (a 180 deg roll takes 1.2 s)
+
+
+def _tip_over(st: ObjectState, angle_deg: float, u: tuple[float, float], ctx: EffectContext) -> Undo:
+    """Overturn: the object rolls over its far base edge (then the next edge, every 90 deg) away from
+    the push, turning `angle_deg` in all, and rests where the roll ends.  The roll is kinematic, so
+    it is continuous, stays on the ground and lands next to where the object stood."""
+    undo = _snapshot(st, "position", "rotation_deg", "motion", "frozen")
+    lo, hi = ctx.world.aabb(st)
+    ux, uy = u
+    half = abs(ux) * (hi[0] - lo[0]) / 2 + abs(uy) * (hi[1] - lo[1]) / 2
+    centre = (lo[:2] + hi[:2]) / 2
+    start = np.eye(4)
+    start[:3, :3] = rotation_matrix(st.rotation_deg)
+    start[:3, 3] = st.position
+    st.motion = {
+        "motion": "tip",
+        "dir": (ux, uy),
+        "pivot": (centre[0] + ux * half, centre[1] + uy * half, float(lo[2])),
+        "depth": float(2 * half),
+        "height": float(hi[2] - lo[2]),
+        "angle_deg": angle_deg,
+        "duration_s": max(0.6, angle_deg / TIP_DEG_S),
+        "t0": ctx.time,
+        "start": start,
+    }
+    st.frozen = True  # moved by the roll, not by the solver, from now on
+    st.bump()
+    return undo
+
+
+def _chain(*undos: Undo) -> Undo:
+    def undo() -> None:
+        for u in reversed(undos):
+            u()
+
     return undo
 
 
@@ -303,16 +340,19 @@ def set_mechanism(eff: Effect, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     if eff.mechanism not in MECHANISMS:
         raise BundleError(f"unknown mechanism {eff.mechanism!r}")
-    undo0 = _snapshot(st, "mechanism", "collider_frac")
+    undo0 = _snapshot(st, "mechanism", "collider_frac", "open_frac")
     st.mechanism = dict(st.mechanism)
     st.mechanism[eff.mechanism] = eff.value
     if eff.mechanism == "one_way":
         n = np.asarray(eff.normal or (1.0, 0.0), dtype=float)
         st.mechanism["_one_way_normal"] = tuple(n / max(float(np.linalg.norm(n)), 1e-9))
-    if eff.mechanism == "ghost":
+    if eff.mechanism in ("ghost", "jam"):  # a jammed door still blocks, as the reference's
         st.collider_frac = 0.0
-    elif eff.mechanism == "phantom":
-        st.collider_frac = st.open_frac
+    elif eff.mechanism == "phantom":  # the collider takes over the swing; the panel shows shut
+        st.collider_frac, st.open_frac = st.open_frac, 0.0
+        for ps in st.parts.values():
+            if ps.part.hinge:
+                ps.hinge_deg = 0.0
     st.bump()
     return undo0
 

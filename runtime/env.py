@@ -36,6 +36,8 @@ REACH_M = 3.0
 VIEW_RANGE_M = 60.0
 CONTROL_EVERY = 6  # physics steps per control tick (0.05 s)
 PITCH_LIMIT = 89.0
+RESPAWN_DEPTH_M = 10.0  # an agent that falls this far below the ground respawns at the start
+SETTLE_S = 6.0  # how long an action keeps time running for a falling agent to land or respawn
 
 
 @dataclass(frozen=True)
@@ -339,6 +341,9 @@ class WorldEnv:
             outcome = f"waited {float(a['seconds']):.1f} s"
         else:
             outcome = self._interact()
+        fell = self._fall_and_respawn()
+        if fell:  # the reference says only that the agent respawned (core.js `respawned`)
+            outcome = outcome.split("; dropped")[0] + fell
         frame = self._frame()
         res = StepResult(
             self.steps,
@@ -412,6 +417,24 @@ class WorldEnv:
     def add_tick_listener(self, fn) -> None:
         """Call `fn()` after every control tick (checks sample the world at that rate; agents never see it)."""
         self._tick_listeners.append(fn)
+
+    def _fall_and_respawn(self) -> str:
+        """As the reference runtime: a fall keeps time running until the agent lands or has fallen
+        `RESPAWN_DEPTH_M` (then it respawns at the start pose, and the outcome says only that)."""
+        settle = 0.0
+        while self.physics.agent_falling() and settle < SETTLE_S:
+            if self.physics.agent_position()[2] <= -RESPAWN_DEPTH_M:
+                break
+            self._advance(0.1)
+            settle += 0.1
+        if self.physics.agent_position()[2] > -RESPAWN_DEPTH_M:
+            return ""
+        ex = self.task.exploration
+        x, y, yaw, pitch = self.start_override or (*ex.start.position, ex.start.yaw_deg, ex.start.pitch_deg)
+        self.physics.place_agent(x, y)
+        self.yaw, self.pitch = float(yaw), float(np.clip(pitch, -PITCH_LIMIT, PITCH_LIMIT))
+        self._advance(DT)
+        return "; respawned at the start"
 
     # one-way solids ---------------------------------------------------------------------------
     def _one_way(self) -> None:

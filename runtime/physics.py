@@ -627,6 +627,11 @@ class Physics:
         self.p.resetBaseVelocity(self.agent, [0, 0, 0], [0, 0, 0], physicsClientId=self.cid)
         self.quiet = 0
 
+    def agent_falling(self, speed: float = 0.5) -> bool:
+        """Whether the agent is dropping faster than `speed` m/s."""
+        v, _ = self.p.getBaseVelocity(self.agent, physicsClientId=self.cid)
+        return v[2] < -speed
+
     def agent_position(self) -> np.ndarray:
         """Agent foot point (x, y, z of the capsule bottom)."""
         pos, _ = self.p.getBasePositionAndOrientation(self.agent, physicsClientId=self.cid)

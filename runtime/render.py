@@ -907,8 +907,8 @@ class Renderer:
             and st.present
             and not st.held
             and st.casts_shadow
-            and (not st.visible or st.shadow_offset is not None)
-        )
+            and (not st.visible or st.shadow_offset is not None or st.render == "xray")
+        )  # an x-ray object is drawn in a layer that is never baked: its shadow comes from here
         actor = self.ghosts.get(st.id)
         if not want:
             if actor is not None and actor.GetVisibility():

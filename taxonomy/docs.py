@@ -146,6 +146,16 @@ def reference_coverage(reg: Registry) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in cover.items()}
 
 
+def parity_statements() -> dict[str, dict[str, str]]:
+    """Reference bug type -> {observable, behaviour} (`taxonomy/parity.yaml`)."""
+    from importlib import resources
+
+    import yaml
+
+    text = resources.files("wac.taxonomy").joinpath("parity.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
 def reference_types(reg: Registry) -> tuple[str, ...]:
     """The known reference bug types, then any extra ones named in the YAML files."""
     extra = [r for r in reference_coverage(reg) if r not in REFERENCE_BUG_TYPES]
@@ -208,6 +218,12 @@ def _category_section(reg: Registry, c: CategorySpec) -> list[str]:
     out.append("")
     out.append(f"Reference explanation. {d.explanation}")
     out.append("")
+    if d.measure:
+        stem = d.task.removesuffix(".wa")
+        out.append(
+            f"- **Measured:** {d.measure} — `pytest tests/taxonomy/test_demonstrations.py -k {stem}_demo`"
+        )
+        out.append("")
     return out
 
 
@@ -268,11 +284,23 @@ def render_markdown(reg: Registry) -> str:
         "operator(s) that express it, or is listed as out of scope with the reason."
     )
     out.append("")
-    out.append("| Reference bug type | wac operator(s) | Category |")
-    out.append("|---|---|---|")
+    out.append(
+        "The observable is what the reference produces (read from its `bugs.js` and `core.js`); "
+        "`pytest tests/taxonomy/test_parity.py` measures each one with the mapped wac operator, "
+        "one test per type (`-k TYPE` for one), and the last column says whether wac's behaviour is "
+        "identical or how it differs (`taxonomy/parity.yaml`)."
+    )
+    out.append("")
+    out.append(
+        "| Reference bug type | wac operator(s) | Category | Observable (reference) | Behaviour identical / differs: how |"
+    )
+    out.append("|---|---|---|---|---|")
     cover = reference_coverage(reg)
     oos = dict(reg.out_of_scope)
+    parity = parity_statements()
     for ref in reference_types(reg):
+        seen = _cell(parity.get(ref, {}).get("observable", "—"))
+        how = _cell(parity.get(ref, {}).get("behaviour", "—"))
         if ref in cover:
             ops = [reg.operator(n) for n in cover[ref]]
             names = ", ".join(f"`{o.name}`" for o in ops)
@@ -281,11 +309,11 @@ def render_markdown(reg: Registry) -> str:
                 text = operator_categories(reg, o)
                 if text not in cats:
                     cats.append(text)
-            out.append(f"| `{ref}` | {names} | {_cell('; '.join(cats))} |")
+            out.append(f"| `{ref}` | {names} | {_cell('; '.join(cats))} | {seen} | {how} |")
         elif ref in oos:
-            out.append(f"| `{ref}` | — | out of scope: {_cell(oos[ref])} |")
+            out.append(f"| `{ref}` | — | out of scope: {_cell(oos[ref])} | {seen} | out of scope |")
         else:
-            out.append(f"| `{ref}` | — | **not covered** |")
+            out.append(f"| `{ref}` | — | **not covered** | {seen} | — |")
     out.append("")
 
     unused = [o.name for o in reg.operators if not o.reference]

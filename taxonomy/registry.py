@@ -58,6 +58,8 @@ class Demo:
     # captioned plan step, extra actions in `wac play --actions` syntax run after that step, or "");
     # empty = the captioned frames of the perturbed run, evenly spaced (see wac.audit.examples)
     frames: tuple[tuple[str, int, str], ...] = ()
+    # the quantity its C.5 description states, as tests/taxonomy/test_demonstrations.py measures it
+    measure: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +188,13 @@ def _demo(cid: str, spec: dict) -> Demo:
         )
     if any(v not in ("clean", "perturbed") for v, _, _ in frames):
         raise ValueError(f"{cid}: demo figure_frames variants must be 'clean' or 'perturbed'")
-    return Demo(task=spec["task"], figures=figures, explanation=spec["explanation"].strip(), frames=frames)
+    return Demo(
+        task=spec["task"],
+        figures=figures,
+        explanation=spec["explanation"].strip(),
+        frames=frames,
+        measure=" ".join(str(spec.get("measure", "")).split()),
+    )
 
 
 @lru_cache(maxsize=1)

@@ -362,6 +362,17 @@ def _hole_or_blocker(task):
     return None
 
 
+def _shown_open(run: Run, task: CompiledTask, oid: str, mv) -> bool:
+    """Whether a door was drawn open while the agent walked through it (`open_frac` is the panel's
+    opening as seen; a phantom door's panel stays shut while its collider opens)."""
+    ids = [i for i in focus_ids(task) if any(o.id == i for o in task.scene.objects)]
+    if oid not in ids:
+        return False
+    k = ids.index(oid)
+    window = [t for t in run.ticks if t.t >= mv.t0 and k < len(t.open_frac)]
+    return bool(window) and max(t.open_frac[k] for t in window) > 0.5
+
+
 def judge_through(run: Run, task: CompiledTask) -> Reading:
     mv = _exposing_move(run)
     if mv is None:
@@ -373,12 +384,14 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
     drop = a[2] - b[2]
     hole = _hole_or_blocker(task)
     if hole is not None and hole[0] == "add_hole":
-        if drop > 0.3:
+        if drop > 0.3 or "respawned" in mv.outcome:  # a fall into the void ends in a respawn
             return Reading(
                 "displacement_through",
-                round(drop, 3),
+                round(max(drop, 0.0), 3),
                 True,
-                f"the agent fell {drop:.2f} m through the floor where it looks solid",
+                f"the agent fell {drop:.2f} m through the floor where it looks solid"
+                if drop > 0.3
+                else "the agent fell through the floor where it looks solid and respawned",
             )
         crossed = _segment_hits_box(a, b, hole[1], hole[2])
         return Reading(
@@ -426,6 +439,13 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
             round(mv.moved_m, 3),
             True,
             f"walked {mv.moved_m:.2f} m into the solid {_name(task, inside[0])} and stands inside it",
+        )
+    if crossed and mv.moved_m >= 0.8 * asked and _shown_open(run, task, crossed[0], mv):
+        return Reading(
+            "displacement_through",
+            round(mv.moved_m, 3),
+            False,
+            f"walked {mv.moved_m:.2f} m through the open {_name(task, crossed[0])}, as a door lets one",
         )
     if crossed and mv.moved_m >= 0.8 * asked:
         return Reading(
@@ -1797,10 +1817,10 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
     s = _deciding(run)
     era = task.scene.era
     benign = {b.object for b in task.scene.benign}
-    if era in ("any", "", None):
+    if era in ("any", "", None) and anchor(task).operator != "extra_asset":
         return Reading("era_mismatch", 0.0, False, "the scene has no era to clash with")
     odd = []
-    for oid, (e, _) in s.measure.get("eras", {}).items():
+    for oid, (e, _) in s.measure.get("eras", {}).items() if era not in ("any", "", None) else ():
         if e not in ("any", era) and oid not in benign:
             px = _seen(s, oid)
             if px >= MIN_PX:
@@ -1810,6 +1830,15 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
         return Reading(
             "era_mismatch", float(len(odd)), True, f"{_name(task, oid)} ({e}) is in view in a {era} scene", px
         )
+    # extra_asset: the compiler established that the added object does not belong in this kind of
+    # scene (its prefab's scene types); seeing it is the evidence
+    an = anchor(task)
+    if an.operator == "extra_asset":
+        for e in an.effects:
+            if e.object is not None and _seen(s, e.object.id) >= MIN_PX:
+                return Reading(
+                    "era_mismatch", 1.0, True, f"{_name(task, e.object.id)} is in view, out of place"
+                )
     return Reading("era_mismatch", 0.0, False, f"every object in view fits the {era} era")
 
 

@@ -423,7 +423,7 @@ def test_set_flicker(make_env):
 def test_add_hole(make_env):
     c, p = pair(make_env, [], [Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 1.0))])
     assert c.step("move 2").pose.z == pytest.approx(0.0, abs=0.01)
-    assert p.step("move 2").pose.z < -1.0
+    assert p.step("move 2").outcome.endswith("respawned at the start")  # fell through, as the reference
     cam = ((0.0, 0.0, 1.6), (2.0, 0.0, 0.0))
     assert (ids_at(c, *cam) == ids_at(p, *cam)).all()  # looks intact
 
