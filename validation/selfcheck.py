@@ -9,10 +9,16 @@ variant and checks, each with a reason in words when it fails:
 - **necessity** (categories whose evidence needs interaction, revisit, time or another view):
   the clean and perturbed worlds look the same from the start view and, for revisit, time and
   interaction categories, also at the plan's first `mark` (before the exposing actions);
+- **visible** (`pixelchecks.py`): a visual anomaly changes the target's pixels visibly at an
+  evidence view (the pixel rule, `visual.py`, docs/validation.md);
 - **one change from clean**: after load and after the run, only the anomaly's targets, the
-  objects it adds and the scene's declared benign objects differ between the two worlds;
-- **trigger**: the anomaly's trigger fired the intended number of times, after the "before" view;
+  objects it adds and those it declares with `affects` differ between the two worlds (`benign`
+  does not excuse a second change);
+- **trigger**: the anomaly's trigger fired the intended number of times, after the "before" view,
+  and not while the target was on screen when it must fire unseen (segmentation at the firing tick);
 - **budget**: the plan's actions fit the task's budget.
+
+A multi-anomaly task is checked anomaly by anomaly, each with its own plan.
 
 The evidence frames (clean | perturbed side by side, with the plan's captions) are written to
 `out_dir` when one is given.  `wac selfcheck` (see `register`) runs many bundles in parallel.
@@ -227,7 +233,7 @@ def allowed_to_differ(task: CompiledTask) -> set[str]:
 
 
 def check_one_change(task: CompiledTask, clean: Run, pert: Run) -> tuple[list[str], list[str]]:
-    """Only the anomaly's targets (and added/benign objects) may differ between the two worlds.
+    """Only the anomalies' targets (and what they add or declare with `affects`) may differ between the worlds.
 
     After the run, dynamic objects may also differ when the agent's path differed or when the
     anomaly is a contact-triggered physical one (what the target hits moves too): those are noted.

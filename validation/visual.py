@@ -78,16 +78,16 @@ def same_view(a: Sample, b: Sample) -> bool:
     )
 
 
-def _unexplained(a: np.ndarray, b: np.ndarray, region: np.ndarray, r: int) -> np.ndarray:
-    """Region pixels of `b` (L*a*b*) whose colour appears nowhere within `r` px of them in `a`."""
-    h, w = region.shape
-    pad = np.pad(a, ((r, r), (r, r), (0, 0)), mode="edge")
-    best = np.full((h, w), np.inf, dtype=np.float32)
+def _unexplained(a: np.ndarray, b: np.ndarray, rows: np.ndarray, cols: np.ndarray, r: int) -> np.ndarray:
+    """Which pixels (rows, cols) of `b` (L*a*b*) have a colour that appears nowhere within `r` px of
+    them in `a`."""
+    h, w = a.shape[:2]
+    best = np.full(len(rows), np.inf, dtype=np.float32)
     for di in range(-r, r + 1):
         for dj in range(-r, r + 1):
-            shifted = pad[r + di : r + di + h, r + dj : r + dj + w]
-            best = np.minimum(best, np.linalg.norm(b - shifted, axis=-1))
-    return region & (best >= CHANGE_DE)
+            ii, jj = np.clip(rows + di, 0, h - 1), np.clip(cols + dj, 0, w - 1)
+            best = np.minimum(best, np.linalg.norm(b[rows, cols] - a[ii, jj], axis=-1))
+    return best >= CHANGE_DE
 
 
 def change(a: Sample, b: Sample, ids: tuple[str, ...] | None) -> Change:
@@ -113,11 +113,12 @@ def change(a: Sample, b: Sample, ids: tuple[str, ...] | None) -> Change:
     reg = region[i0:i1, j0:j1]
     de = np.linalg.norm(lb - la, axis=-1)
     hit = reg & (de >= CHANGE_DE)
-    core = hit & (_unexplained(la, lb, reg, r) | _unexplained(lb, la, reg, r))
+    hr, hc = np.nonzero(hit)
+    core = _unexplained(la, lb, hr, hc, r) | _unexplained(lb, la, hr, hc, r)
     shape = region.shape
     return Change(
         px640(n, shape),
-        px640(int(hit.sum()), shape),
+        px640(len(hr), shape),
         px640(int(core.sum()), shape),
         float(de[hit].mean()) if hit.any() else 0.0,
         a,
@@ -126,14 +127,17 @@ def change(a: Sample, b: Sample, ids: tuple[str, ...] | None) -> Change:
 
 
 def best_change(pairs: list[tuple[Sample, Sample]], ids: tuple[str, ...] | None) -> Change:
-    """The most visible change over pairs of same-viewpoint samples."""
+    """A visible change over pairs of same-viewpoint samples (the last such pair: the plan's
+    evidence comes late), else the least invisible one."""
     out = None
-    for a, b in pairs:
+    for a, b in reversed(pairs):
         if not same_view(a, b):
             continue
         c = change(a, b, ids)
         if out is None or (c.core, c.changed, c.region) > (out.core, out.changed, out.region):
             out = c
+        if out.visible:
+            break
     return out or NO_CHANGE
 
 
