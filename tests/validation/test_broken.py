@@ -34,6 +34,11 @@ CASES = {
     "material_too_subtle.wa": ("selfcheck", "plinth_1 (tall plinth)'s change is too subtle to see"),
     # issue 9: the pixel rule (invisible changes), watched changes, consequences, multi-anomaly
     "round_bin_turned.wa": ("selfcheck", "invisible change: at no evidence view do bin_1's pixels differ"),
+    "crate_quarter_turn.wa": (
+        "selfcheck",
+        "invisible change: at no evidence view do crate_1's pixels differ",
+    ),
+    "upside_down_bin.wa": ("selfcheck", "an object that looks the same upside down shows nothing"),
     "copy_inside_original.wa": ("selfcheck", "the copy stands (almost) where the original is"),
     "copy_behind_original.wa": (
         "selfcheck",
