@@ -338,6 +338,16 @@ class Anomaly(Model):
     trigger: Trigger
     effects: tuple[Effect, ...]
     anchor: bool = True  # the main anomaly; False for the extra ones of a multi-anomaly task
+    # other objects the anomaly changes as a consequence, declared with `affects` (a barrel that
+    # drops into an added hole); written only when the task declares some
+    affects: tuple[str, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_empty(self, handler):
+        d = handler(self)
+        if not self.affects:
+            d.pop("affects", None)
+        return d
 
 
 class Asset(Model):
@@ -417,6 +427,19 @@ class SelfCheckPlan(Model):
     actions_needed: int
     view_point: Vec2  # where the exposing view is taken from
     target_point: Vec3  # what it looks at
+    # a multi-anomaly task: one plan per further anomaly (its index in `task.anomalies`), each from
+    # the start pose; written only when there are some
+    anomaly: int = 0
+    others: tuple[SelfCheckPlan, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_empty(self, handler):
+        d = handler(self)
+        if not self.others:
+            d.pop("others", None)
+        if not self.anomaly:
+            d.pop("anomaly", None)
+        return d
 
 
 class Manifest(Model):

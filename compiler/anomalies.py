@@ -16,6 +16,7 @@ from shapely.geometry import Polygon
 from wac.bundle import model as B
 from wac.compiler import nodes as N
 from wac.compiler import schema as T
+from wac.compiler import syntax as S
 from wac.compiler.assemble import Built, make_object
 from wac.compiler.diagnostics import Collector, did_you_mean
 from wac.compiler.layout import Layout, world_bounds
@@ -42,6 +43,7 @@ class Lowered:
     focus: B.SceneObject | None = None  # the object the plan looks at (or a stand-in)
     focus_point: tuple[float, float, float] | None = None
     span: object = None
+    affects: tuple[str, ...] = ()  # objects the task declares the anomaly changes as a consequence
 
 
 REQUIRES = {
@@ -258,6 +260,9 @@ class Lowerer:
                         _requires_hint(spec.name, req),
                     )
                     return None
+        affects = self.affects(a, targets)
+        if affects is None:
+            return None
         fn = getattr(self, f"op_{spec.name}")
         result = fn(a, spec, targets, params, trig)
         if result is None:
@@ -280,7 +285,40 @@ class Lowerer:
             focus,
             words.get("_focus_point"),
             a.span,
+            affects,
         )
+
+    def affects(self, a: N.Anomaly, targets: list[B.SceneObject]) -> tuple[str, ...] | None:
+        """The objects of `affects OBJ | [OBJ, …]`: existing objects other than the anomaly's targets."""
+        if not a.affects:
+            return ()
+        head, *rest = a.affects
+        value = rest[0] if rest else None
+        names = value.items if isinstance(value, S.List) else ([value] if value is not None else [])
+        if not names or not all(isinstance(n, S.Name) for n in names):
+            self.diag.error(
+                "E620",
+                "`affects` needs the id of an object (or a list of ids) the anomaly changes as a consequence",
+                (value or head).span,
+                "e.g. `anomaly floor_hole at (2, 3) radius 1 m affects barrel_2`",
+            )
+            return None
+        out: list[str] = []
+        for n in names:
+            o = self.obj(n.text, n.span)
+            if o is None:
+                return None
+            if o in targets:
+                self.diag.error(
+                    "E620",
+                    f"`{o.id}` is the anomaly's own target; `affects` names the other objects it changes",
+                    n.span,
+                    f"drop `{o.id}` from `affects`",
+                )
+                return None
+            if o.id not in out:
+                out.append(o.id)
+        return tuple(out)
 
     # -- helpers for operators ----------------------------------------------------------------
     def _new_object(self, thing: N.Thing) -> B.SceneObject | None:

@@ -305,6 +305,13 @@ class _Elaborator:
             trigger = self.trigger(tail, st.words[0].span)
             if trigger is None:
                 return None
+        affects: tuple[S.Word, ...] = ()
+        at = next(
+            (i for i, w in enumerate(words) if i and isinstance(w, S.Name) and w.text == "affects"), None
+        )
+        if at is not None:  # `affects OBJ | [OBJ, …]`: checked when the anomaly is lowered
+            affects = tuple(words[at : at + 2])
+            words = words[:at] + words[at + 2 :]
         operand: list[S.Name] = []
         new_object: N.Thing | None = None
         if spec.operand in ("object", "objects"):
@@ -355,7 +362,9 @@ class _Elaborator:
             words = []
         allowed = {p.name: p for p in spec.params}
         clauses = self.clauses(tuple(words), allowed, f"`{spec.name}`", operator=True) if words else ()
-        return N.Anomaly(spec.name, tuple(operand), new_object, clauses, trigger, st.span, op_word.span)
+        return N.Anomaly(
+            spec.name, tuple(operand), new_object, clauses, trigger, st.span, op_word.span, affects
+        )
 
     def trigger(self, words: list[S.Word], at: Span) -> N.Trigger | None:
         if not words or not isinstance(words[0], S.Name):

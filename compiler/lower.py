@@ -48,6 +48,7 @@ def lower_task(
             trigger=low.trigger,
             effects=low.effects,
             anchor=i == 0,
+            affects=low.affects,
         )
         for i, low in enumerate(lowered)
     )

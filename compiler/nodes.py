@@ -61,6 +61,7 @@ class Anomaly:
     trigger: Trigger | None
     span: Span = field(compare=False, repr=False)
     op_span: Span = field(compare=False, repr=False)
+    affects: tuple[S.Word, ...] = ()  # `affects OBJ` / `affects [A, B]`: declared consequences
 
     def clause(self, key: str) -> Clause | None:
         return next((c for c in self.clauses if c.key == key), None)

@@ -152,6 +152,16 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
             "start closer to the target or raise `budget`",
         )
         return None
+    others = []  # a multi-anomaly task self-checks every anomaly, each with its own plan
+    for i, (low, a) in enumerate(zip(lowered[1:], anomalies[1:], strict=True), start=1):
+        try:
+            other = make_plan(task.name, low, built.exploration, grid, loader.memo)
+        except PlanError as exc:
+            diag.error("E534", str(exc), a.span, exc.hint)
+            return None
+        others.append(other.model_copy(update={"anomaly": i}))
+    if others:
+        plan = plan.model_copy(update={"others": tuple(others)})
     meta = {
         "hint": tk.get("hint", {}).get("text"),
         "difficulty": tk.get("difficulty", {}).get("level"),

@@ -418,6 +418,16 @@ TASK_STATEMENTS = (
     ),
 )
 
+# clauses every anomaly statement takes, beside its operator's parameters and its `when` trigger
+ANOMALY_CLAUSES = (
+    _c(
+        "affects",
+        OBJECTS,
+        "other objects the anomaly changes as a consequence (a barrel that drops into an added hole): "
+        "the self-check's one-change rule lets them differ, and they are part of the anomaly",
+    ),
+)
+
 PREFAB_STATEMENTS = (
     Statement("description", "what the prefab is", (("text", STRING),)),
     Statement(

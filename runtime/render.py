@@ -127,6 +127,15 @@ def _vtk():
     return vtk, numpy_support
 
 
+# Polydata by part geometry (shape, size, mesh asset, rest pose), shared by every renderer of a
+# process: the clean and perturbed runs of a self-check, and successive episodes, draw the same
+# objects, and building their geometry is a large part of a world's start-up.  Never mutated
+# once built; cleared when it grows past _CACHE_MAX entries.
+_POLYS: dict = {}
+_MERGED: dict = {}
+_CACHE_MAX = 4096
+
+
 @dataclass(frozen=True)
 class Camera:
     """A pin-hole camera: eye position, yaw (deg, ccw from +x), pitch (deg, positive = down)."""
@@ -243,14 +252,17 @@ class Renderer:
         self.sun_twin.SwitchOff()
         self.ren.AddLight(self.sun_twin)
         self._lamp_lights: list = []
-        self._polys: dict = {}
+        for cache in (_POLYS, _MERGED):  # shared by the renderers of one process, bounded
+            if len(cache) > _CACHE_MAX:
+                cache.clear()
+        self._polys: dict = _POLYS
         self._textures: dict = {}
         self.actors: dict[tuple[str, str], object] = {}  # (object id, part id) -> the actor drawing that part
         self.groups: dict[str, list[_Group]] = {}  # object id -> its actors
         self._group_sig: dict[str, tuple] = {}
-        self._merged: dict[
-            tuple, object
-        ] = {}  # merged polydata of rigid part groups (shared by equal objects)
+        self._merged: dict[tuple, object] = (
+            _MERGED  # merged polydata of rigid part groups (shared by equal objects)
+        )
         self._pose_key: dict[str, tuple] = {}  # object id -> pose key its actor matrices were set for
         self.proxies: dict[str, object] = {}
         self.ghosts: dict[str, object] = {}  # object id -> its shadow-only stand-in

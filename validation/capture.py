@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,6 +130,8 @@ class Run:
     world_start: tuple = ()
     world_end: tuple = ()
     error: str | None = None
+    event_px: tuple[dict, ...] = ()  # per event: every object's px (640x480) in the frame when it was logged
+    probes: dict = field(default_factory=dict)  # tick time -> every object's px (640x480), at `probe_times`
 
     def marks(self) -> list[Sample]:
         return [s for s in self.samples if s.kind == "mark"]
@@ -241,9 +243,19 @@ def run_steps(
     height: int = FRAME_H,
     shadows: bool = True,
     depth: bool = True,
+    probe_times: Collection[float] = (),
+    focus: CompiledTask | None = None,
 ) -> Run:
-    """Run `steps` in one variant; `measure(env, task)` -> dict is called at every sample."""
+    """Run `steps` in one variant; `measure(env, task)` -> dict is called at every sample.
+
+    Every logged trigger event and every tick at one of `probe_times` (seconds, to 1 ms) also
+    renders the segmentation and records each object's pixels: where the target was on screen
+    when a change happened.  `focus` is the bundle's task with the anomaly under check as its
+    anchor (a multi-anomaly task is checked one anomaly at a time).
+    """
     from wac.runtime.env import WorldEnv
+
+    from .visual import pixel_counts
 
     env = WorldEnv(
         task_or_bundle,
@@ -255,7 +267,7 @@ def run_steps(
         hfov_deg=HFOV_DEG,
         shadows=shadows,
     )
-    task = env.task
+    task = focus if focus is not None else env.task
     ids = focus_ids(task)
     ai = anchor_index(task)
     ticks: list[TickState] = []
@@ -264,13 +276,27 @@ def run_steps(
         ticks.append(_tick_state(env, ids, ai))
 
     seen_events: list[bool] = [False] * len(env.events)  # logged at load
+    event_px: list[dict] = [{} for _ in env.events]
+    probes: dict[float, dict] = {}
+    wanted = {round(float(t), 3) for t in probe_times}
+
+    def counts() -> dict:
+        return pixel_counts(
+            env.render_ids(), {o: st.index for o, st in env.world.objects.items() if st.present}
+        )
 
     def tick_and_events() -> None:
         tick()
+        new = env.events[len(seen_events) :]
+        now = counts() if any(e.event in ("fired", "deactivated") for e in new) else {}
         while len(seen_events) < len(env.events):  # a trigger switched: was the change witnessed?
             ev = env.events[len(seen_events)]
             an = next((a for a in env.anomalies if a.index == ev.anomaly), None)
             seen_events.append(bool(an is not None and env.target_in_view(an)))
+            event_px.append(now)
+        t = round(env.sim_time, 3)
+        if t in wanted and t not in probes:
+            probes[t] = counts()
 
     env.add_tick_listener(tick_and_events)
     samples: list[Sample] = []
@@ -341,6 +367,7 @@ def run_steps(
         events = tuple(env.events)
         while len(seen_events) < len(events):
             seen_events.append(False)  # logged at load, before the first tick
+            event_px.append({})
     finally:
         env.close()
     return Run(
@@ -355,6 +382,8 @@ def run_steps(
         world_start,
         world_end,
         error,
+        tuple(event_px),
+        probes,
     )
 
 

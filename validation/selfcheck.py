@@ -9,10 +9,16 @@ variant and checks, each with a reason in words when it fails:
 - **necessity** (categories whose evidence needs interaction, revisit, time or another view):
   the clean and perturbed worlds look the same from the start view and, for revisit, time and
   interaction categories, also at the plan's first `mark` (before the exposing actions);
+- **visible** (`pixelchecks.py`): a visual anomaly changes the target's pixels visibly at an
+  evidence view (the pixel rule, `visual.py`, docs/validation.md);
 - **one change from clean**: after load and after the run, only the anomaly's targets, the
-  objects it adds and the scene's declared benign objects differ between the two worlds;
-- **trigger**: the anomaly's trigger fired the intended number of times, after the "before" view;
+  objects it adds and those it declares with `affects` differ between the two worlds (`benign`
+  does not excuse a second change);
+- **trigger**: the anomaly's trigger fired the intended number of times, after the "before" view,
+  and not while the target was on screen when it must fire unseen (segmentation at the firing tick);
 - **budget**: the plan's actions fit the task's budget.
+
+A multi-anomaly task is checked anomaly by anomaly, each with its own plan.
 
 The evidence frames (clean | perturbed side by side, with the plan's captions) are written to
 `out_dir` when one is given.  `wac selfcheck` (see `register`) runs many bundles in parallel.
@@ -36,6 +42,7 @@ from wac.errors import BundleError, UsageError, WacError
 
 from .capture import Run, Sample, Step, actions_text, anchor, anchor_index, focus_ids, run_steps
 from .observables import Reading, observable
+from .pixelchecks import check_visible, check_watched, necessity_change
 
 FRAME_DIFF = 24  # a pixel differs when a channel differs by more than this (0-255)
 DIFF_FRACTION = 0.002  # frames differ when more than this fraction of pixels do
@@ -113,12 +120,19 @@ def load_bundle(path: str | Path) -> tuple[Path, CompiledTask, SelfCheckPlan]:
 # --- the checks -----------------------------------------------------------------------------------
 
 
-def _frames_differ(a: Sample, b: Sample) -> tuple[bool, str]:
-    """Whether two samples (clean, perturbed) of the same moment look different, and where."""
+def _frames_differ(a: Sample, b: Sample, ignore: tuple[str, ...] = ()) -> tuple[bool, str]:
+    """Whether two samples (clean, perturbed) of the same moment look different, and where; the
+    pixels of the objects `ignore` (another anomaly's, in a multi-anomaly task) do not count."""
     if a.frame.shape != b.frame.shape:
         return True, "frames of different sizes"
     rgb = np.abs(a.frame.astype(np.int16) - b.frame.astype(np.int16)).max(axis=-1) > FRAME_DIFF
     ids = a.ids != b.ids
+    if ignore:
+        from .visual import mask
+
+        keep = ~(mask(a, ignore) | mask(b, ignore))
+        rgb &= keep
+        ids &= keep
     n = int(np.count_nonzero(rgb | ids))
     if n <= DIFF_FRACTION * rgb.size:
         return False, ""
@@ -160,8 +174,12 @@ def check_necessity(
         if cm is not None and pm is not None:
             points.append((f"the first evidence view ('{cm.caption}', before the exposing actions)", cm, pm))
     need = "/".join(sorted(ev - {"single_view"}))
+    others = _other_ids(task)
     for label, c, p in points:
-        differ, where = _frames_differ(c, p)
+        differ, where = _frames_differ(c, p, others)
+        seen = necessity_change(task, c, p)  # the pixel rule: a thin or long target's change counts too
+        if seen is not None and not differ:
+            differ, where = True, f"{', '.join(focus_ids(task))}: {seen.words()}"
         if not differ:
             continue
         if strict and continuous:
@@ -182,10 +200,27 @@ def check_necessity(
     return ("FAIL" if reasons else "ok"), reasons, notes
 
 
+def _other_ids(task: CompiledTask) -> tuple[str, ...]:
+    """The objects of the task's other anomalies (a multi-anomaly task)."""
+    mine = set(focus_ids(task))
+    out = []
+    for an in task.anomalies:
+        if an is anchor(task):
+            continue
+        for oid in (*an.targets, *(e.target for e in an.effects if e.target), *an.affects):
+            if oid not in mine and oid not in out:
+                out.append(oid)
+    return tuple(out)
+
+
 def allowed_to_differ(task: CompiledTask) -> set[str]:
-    out = {b.object for b in task.scene.benign}
+    """Objects that may differ between the worlds: the anomalies' targets, the objects they add,
+    what the task declares they affect (`affects`), and what rests on any of these.  A `benign`
+    object is not among them: benign excuses an oddity of the clean scene, not a second change."""
+    out: set[str] = set()
     for an in task.anomalies:
         out |= set(an.targets)
+        out |= set(an.affects)
         out |= {e.target for e in an.effects if e.target}
         out |= {e.object.id for e in an.effects if e.object is not None}
     # what rests on a target moves with it (a removed support, a moved table)
@@ -198,13 +233,14 @@ def allowed_to_differ(task: CompiledTask) -> set[str]:
 
 
 def check_one_change(task: CompiledTask, clean: Run, pert: Run) -> tuple[list[str], list[str]]:
-    """Only the anomaly's targets (and added/benign objects) may differ between the two worlds.
+    """Only the anomalies' targets (and what they add or declare with `affects`) may differ between the worlds.
 
     After the run, dynamic objects may also differ when the agent's path differed or when the
     anomaly is a contact-triggered physical one (what the target hits moves too): those are noted.
     """
     notes: list[str] = []
     allowed = allowed_to_differ(task)
+    benign = {b.object for b in task.scene.benign}
     reasons = []
     moved_apart = any(
         abs(a - b) > 0.05 for a, b in zip(clean.samples[-1].pose[:2], pert.samples[-1].pose[:2], strict=True)
@@ -229,7 +265,7 @@ def check_one_change(task: CompiledTask, clean: Run, pert: Run) -> tuple[list[st
             if oid not in cs or oid not in ps:
                 reasons.append(
                     f"one change: {oid} exists only in the {'perturbed' if oid in ps else 'clean'} world "
-                    f"{when}, but it is not a target of the anomaly"
+                    f"{when}, but it is not a target of the anomaly (declare it with `affects {oid}` if deliberate)"
                 )
                 continue
             fields = [k for (k, a), (_, b) in zip(cs[oid], ps[oid], strict=True) if a != b]
@@ -237,7 +273,13 @@ def check_one_change(task: CompiledTask, clean: Run, pert: Run) -> tuple[list[st
                 continue  # a pushed dynamic object: contact chaos of a few cm / deg is not a change
             reasons.append(
                 f"one change: {oid} differs {when} ({', '.join(fields)}) but it is not a target of the "
-                f"anomaly (declare it `benign` in the scene if this is deliberate)"
+                f"anomaly: the anomaly changes a second object (an auditor sees two changes). Move the anomaly "
+                f"or {oid} apart, or declare the consequence with `affects {oid}` on the anomaly"
+                + (
+                    " (`benign` does not excuse it: it marks an oddity of the clean scene)"
+                    if oid in benign
+                    else ""
+                )
             )
         for (k, a), (_, b) in zip(cw, pw, strict=True):
             if a != b and not (
@@ -395,6 +437,77 @@ def save_evidence(out_dir: Path, task: CompiledTask, clean: Run, pert: Run) -> l
 # --- entry points ---------------------------------------------------------------------------------
 
 
+def focused(task: CompiledTask, index: int) -> CompiledTask:
+    """The task with anomaly `index` as its anchor: what the checks of that anomaly look at."""
+    if anchor_index(task) == index:
+        return task
+    ans = tuple(an.model_copy(update={"anchor": i == index}) for i, an in enumerate(task.anomalies))
+    return task.model_copy(update={"anomalies": ans})
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """One anomaly's checks: its readings, necessity verdict, reasons and notes."""
+
+    perturbed: Reading | None
+    clean: Reading | None
+    necessity: str
+    reasons: list
+    notes: list
+    fired: int
+    runs: tuple = ()
+    error: str | None = None
+
+
+def _check_anomaly(
+    bdir: Path, task: CompiledTask, plan: SelfCheckPlan, steps: list[Step], seed: int, shadows: bool | None
+) -> _Checked:
+    """Run one anomaly's plan in both worlds and apply every check to it (`task` has it as anchor)."""
+    obs = observable(plan.observable)
+    reasons = static_checks(task, plan)
+    if shadows is None:
+        shadows = plan.category == "shadow_lighting"
+    try:
+        pert = run_steps(
+            bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth, focus=task
+        )
+        probe = [e.sim_time for e in pert.events if e.event in ("fired", "deactivated")]
+        clean = run_steps(
+            bdir,
+            "clean",
+            steps,
+            obs.measure,
+            seed=seed,
+            shadows=shadows,
+            depth=obs.depth,
+            probe_times=probe,
+            focus=task,
+        )
+    except WacError as exc:
+        return _Checked(None, None, "?", [f"the runtime refused the bundle: {exc}"], [], 0, error=str(exc))
+    for run in (pert, clean):
+        if run.error:
+            reasons.append(f"{run.variant}: {run.error}")
+    rp, rc = obs.readings(pert, clean, task)
+    if not rp.anomalous:
+        reasons.append(f"perturbed variant does not show the anomaly: {rp.detail}")
+    if rc.anomalous:
+        reasons.append(f"clean variant also shows it: {rc.detail}")
+    vreasons, notes = check_visible(task, plan, clean, pert)
+    reasons += vreasons
+    necessity, nreasons, nnotes = check_necessity(task, plan, clean, pert)
+    reasons += nreasons
+    notes += nnotes
+    oreasons, onotes = check_one_change(task, clean, pert)
+    reasons += oreasons
+    notes += onotes
+    fired, treasons = check_trigger(task, pert)
+    reasons += treasons
+    if not any("happened in view" in r for r in treasons):
+        reasons += check_watched(task, clean, pert)
+    return _Checked(rp, rc, necessity, reasons, notes, fired, (clean, pert))
+
+
 def check_bundle(
     path: str | Path,
     out_dir: str | Path | None = None,
@@ -404,6 +517,8 @@ def check_bundle(
 ) -> SelfCheckResult:
     """Self-check one bundle (optionally with another action list); see the module docstring.
 
+    A multi-anomaly task is checked anomaly by anomaly, each with its own plan (`plan.others`);
+    the result's readings are the anchor's, and the reasons of a further anomaly name it.
     Shadows are rendered only for the shadow/lighting category unless `shadows` says otherwise
     (no other observable needs them, and they cost most of the render time).
     """
@@ -411,8 +526,6 @@ def check_bundle(
     bdir, task, plan = load_bundle(path)
     an = anchor(task)
     steps = steps if steps is not None else [Step.of(s) for s in plan.steps]
-    obs = observable(plan.observable)
-    reasons = static_checks(task, plan)
     base = dict(
         task_id=task.id,
         category=plan.category,
@@ -423,47 +536,41 @@ def check_bundle(
         actions=actions_text(steps),
         bundle=str(bdir),
     )
-    try:
-        if shadows is None:
-            shadows = plan.category == "shadow_lighting"
-        pert = run_steps(bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
-        clean = run_steps(bdir, "clean", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
-    except WacError as exc:
+    main = _check_anomaly(bdir, task, plan, steps, seed, shadows)
+    reasons, notes = list(main.reasons), list(main.notes)
+    for other in plan.others:
+        if other.anomaly >= len(task.anomalies):
+            reasons.append(f"the plan for anomaly {other.anomaly + 1} has no anomaly in the task")
+            continue
+        o = task.anomalies[other.anomaly]
+        label = f"anomaly {other.anomaly + 1} (`{o.operator} {' '.join(o.targets)}`): "
+        sub = _check_anomaly(
+            bdir, focused(task, other.anomaly), other, [Step.of(x) for x in other.steps], seed, shadows
+        )
+        reasons += [label + r for r in sub.reasons]
+        notes += [label + n for n in sub.notes]
+    if main.error is not None:
         return SelfCheckResult(
             perturbed=None,
             clean=None,
             necessity="?",
             seconds=time.perf_counter() - t0,
-            reasons=(f"the runtime refused the bundle: {exc}",),
-            error=str(exc),
+            reasons=tuple(reasons),
+            error=main.error,
             **base,
         )
-    for run in (pert, clean):
-        if run.error:
-            reasons.append(f"{run.variant}: {run.error}")
-    rp, rc = obs.readings(pert, clean, task)
-    if not rp.anomalous:
-        reasons.append(f"perturbed variant does not show the anomaly: {rp.detail}")
-    if rc.anomalous:
-        reasons.append(f"clean variant also shows it: {rc.detail}")
-    necessity, nreasons, notes = check_necessity(task, plan, clean, pert)
-    reasons += nreasons
-    oreasons, onotes = check_one_change(task, clean, pert)
-    reasons += oreasons
-    notes += onotes
-    fired, treasons = check_trigger(task, pert)
-    reasons += treasons
     frames: list[str] = []
     if out_dir is not None:
+        clean, pert = main.runs
         frames = save_evidence(Path(out_dir), task, clean, pert)
     return SelfCheckResult(
-        perturbed=rp,
-        clean=rc,
-        necessity=necessity,
+        perturbed=main.perturbed,
+        clean=main.clean,
+        necessity=main.necessity,
         seconds=round(time.perf_counter() - t0, 2),
         reasons=tuple(reasons),
         notes=tuple(notes),
-        trigger_fired=fired,
+        trigger_fired=main.fired,
         frames=tuple(frames),
         **base,
     )
