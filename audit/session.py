@@ -28,6 +28,7 @@ from wac.errors import BundleError, UsageError
 
 from .frames import Frame, FrameArchive, FrameRefError, crop, png_bytes
 from .ledger import BugLedger, LedgerError
+from .limits import MAX_BUGS, MAX_NOTES, TextLog
 from .tools import MAX_HISTORY_SPAN, ToolSpec, live_tools, review_tools
 
 REPORT_FORMAT = "wac.report/1"
@@ -141,6 +142,7 @@ class _Session:
         self._started = False
         self._validators = {t.name: jsonschema.Draft202012Validator(t.parameters) for t in self.tools}
         self._log = None
+        self._text_log = TextLog()
         if self.out is not None:
             self.out.mkdir(parents=True, exist_ok=True)
             self._log = open(self.out / "tools.jsonl", "w", encoding="utf-8")  # noqa: SIM115
@@ -182,7 +184,7 @@ class _Session:
                         "tool": name,
                         "args": args,
                         "error": res.error,
-                        "text": res.text,
+                        **self._text_log.fields(res.text),
                         "images": [i.ref for i in res.images],
                         "ms": round(ms, 2),
                         "env_ms": round(self.env_ms, 2),
@@ -261,6 +263,8 @@ class _Session:
         text = text.strip()
         if not text:
             return ToolResult("ERROR: write_notes needs non-empty text", error=True)
+        if len(self.notes) >= MAX_NOTES:
+            return ToolResult(f"ERROR: at most {MAX_NOTES} notes per episode", error=True)
         self.notes.append(text)
         if self.out is not None:
             (self.out / "notes.md").write_text("".join(f"- {n}\n" for n in self.notes), encoding="utf-8")
@@ -276,6 +280,8 @@ class _Session:
     def _t_flag_bug(self, description: str, category: str, status: str, evidence=None) -> ToolResult:
         if self.done:
             return ToolResult("ERROR: the inspection is already finished (done was called)", error=True)
+        if len(self.ledger.all()) >= MAX_BUGS:
+            return ToolResult(f"ERROR: at most {MAX_BUGS} bugs can be flagged per episode", error=True)
         pose, t = self._where()
         bug = self.ledger.flag(
             description,
@@ -362,7 +368,12 @@ class _Session:
 
 def _explain(err: jsonschema.ValidationError) -> str:
     where = ".".join(str(p) for p in err.absolute_path)
-    return f"{where}: {err.message}" if where else err.message
+    msg = err.message
+    if err.validator == "maxLength" and isinstance(err.instance, str):
+        msg = f"text of {len(err.instance)} characters is longer than the limit of {err.validator_value}"
+    elif len(msg) > 300:  # never echo a huge argument back
+        msg = msg[:300] + "…"
+    return f"{where}: {msg}" if where else msg
 
 
 class AuditSession(_Session):
