@@ -21,6 +21,7 @@ MAX_NOTES = 200  # write_notes entries per episode
 MAX_COUNTED_BUGS = 5  # the judge reads the first five active bugs; later ones never count
 MAX_JUDGED_CHARS = MAX_COUNTED_BUGS * MAX_DESCRIPTION_CHARS + MAX_SUMMARY_CHARS + 2000  # larger: judge error
 
+MAX_TOOL_NAME = 64  # longer tool names are cut before they are echoed or counted
 LOG_TEXT_CHARS = 4000  # tool results longer than this are logged whole only the first time
 
 
@@ -50,3 +51,14 @@ class TextLog:
             return {"text": None, "text_sha256": digest, "text_chars": len(text), "text_repeated": True}
         self._seen.add(digest)
         return {"text": text, "text_sha256": digest, "text_chars": len(text)}
+
+
+def clip_args(args):
+    """Tool arguments as logged: strings longer than LOG_TEXT_CHARS are cut (their length kept)."""
+    if isinstance(args, str):
+        return args if len(args) <= LOG_TEXT_CHARS else f"{args[:LOG_TEXT_CHARS]}…({len(args)} chars)"
+    if isinstance(args, dict):
+        return {str(k)[:MAX_TOOL_NAME]: clip_args(v) for k, v in list(args.items())[:64]}
+    if isinstance(args, list):
+        return [clip_args(v) for v in args[:64]]
+    return args

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from wac.errors import BundleError, UsageError, WacError
 
+from .agents.base import is_secret
 from .session import AuditSession, ReviewSession, SessionOptions, load_recording
 
 RUN_FORMAT = "wac.run/1"
@@ -53,6 +54,9 @@ class RunConfig:
             raise UsageError("the two-stage paradigm needs an explorer agent (--explorer)")
         if self.explore_s <= 0 or self.sample_s <= 0:
             raise UsageError("exploration time and sampling interval must be positive")
+        from .agents import check_options
+
+        check_options((self.agent, self.explorer), [k for k, _ in self.agent_options])
 
     def as_dict(self) -> dict:
         return {
@@ -62,7 +66,7 @@ class RunConfig:
             "explore_s": self.explore_s,
             "sample_s": self.sample_s,
             "options": self.options.as_dict(),
-            "agent_options": dict(self.agent_options),
+            "agent_options": {k: v for k, v in self.agent_options if not is_secret(k)},  # never a secret
         }
 
 
@@ -280,9 +284,10 @@ def _agent_options(args) -> tuple[tuple[str, str], ...]:
         k, sep, v = kv.partition("=")
         if not sep or not k:
             raise UsageError(f"--agent-option takes KEY=VALUE, got {kv!r}")
-        if k.lower() in ("api_key", "key", "token"):
+        if is_secret(k):
             raise UsageError(
-                "pass API keys through the environment (OPENAI_API_KEY), not on the command line"
+                f"--agent-option {k}=… looks like a secret: pass API keys through the environment "
+                f"(OPENAI_API_KEY), not on the command line (they would show in process lists and run files)"
             )
         out.append((k, v))
     return tuple(sorted(out))

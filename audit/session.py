@@ -28,7 +28,7 @@ from wac.errors import BundleError, UsageError
 
 from .frames import Frame, FrameArchive, FrameRefError, crop, png_bytes
 from .ledger import BugLedger, LedgerError
-from .limits import MAX_BUGS, MAX_NOTES, TextLog
+from .limits import MAX_BUGS, MAX_NOTES, MAX_TOOL_NAME, TextLog, clip_args
 from .tools import MAX_HISTORY_SPAN, ToolSpec, live_tools, review_tools
 
 REPORT_FORMAT = "wac.report/1"
@@ -150,6 +150,7 @@ class _Session:
     # --- the one entry point ---------------------------------------------------------------------
     def call(self, name: str, args: dict | None = None) -> ToolResult:
         """Run one tool; every agent mistake becomes an error result, never an exception."""
+        name = str(name)[:MAX_TOOL_NAME]
         t0 = time.perf_counter()
         self.env_ms = 0.0
         args = {} if args is None else args
@@ -174,6 +175,21 @@ class _Session:
                     res = getattr(self, f"_t_{name}")(**args)
                 except (FrameRefError, LedgerError, UsageError) as exc:
                     res = ToolResult(f"ERROR: {exc}", error=True)
+        self._record(name, args, res, t0)
+        return res
+
+    def refuse(self, name: str, message: str) -> ToolResult:
+        """A call the agent's transport could not decode (e.g. arguments that are not JSON): an error
+        result, counted and logged like any other mistake; the raw arguments are not kept."""
+        t0 = time.perf_counter()
+        self.env_ms = 0.0
+        self.calls += 1
+        self.tool_counts[name] = self.tool_counts.get(name, 0) + 1
+        res = ToolResult(f"ERROR: {message}", error=True)
+        self._record(name, {"invalid_arguments": True}, res, t0)
+        return res
+
+    def _record(self, name: str, args, res: ToolResult, t0: float) -> None:
         ms = (time.perf_counter() - t0) * 1000.0
         self.overhead_ms.append(max(0.0, ms - self.env_ms))
         if self._log is not None:
@@ -182,7 +198,7 @@ class _Session:
                     {
                         "call": self.calls,
                         "tool": name,
-                        "args": args,
+                        "args": clip_args(args),
                         "error": res.error,
                         **self._text_log.fields(res.text),
                         "images": [i.ref for i in res.images],
@@ -194,7 +210,6 @@ class _Session:
                 + "\n"
             )
             self._log.flush()
-        return res
 
     def add_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
         """Model cost, reported by agents that call a model."""
