@@ -138,6 +138,13 @@ def load_rubric(task_dir: Path, meta: dict) -> Rubric:
             f"no bundle for task {task_dir.name!r} (looked in episode.json and {where}); "
             f"rebuild it with `wac build` or restore the build directory"
         )
+    from wac.bundle.integrity import verify_bundle
+    from wac.errors import BundleError
+
+    try:
+        verify_bundle(b)
+    except BundleError as exc:
+        raise UsageError(str(exc)) from None
     rubric = Rubric.model_validate_json((b / "rubric.json").read_text(encoding="utf-8"))
     shutil.copyfile(b / "rubric.json", local)
     return rubric

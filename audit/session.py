@@ -84,6 +84,9 @@ def _pose_text(p: dict | None) -> str:
 
 
 def read_bundle_context(bundle: Path) -> tuple[AgentContext, SelfCheckPlan | None]:
+    from wac.bundle.integrity import verify_bundle
+
+    verify_bundle(bundle)
     try:
         ctx = AgentContext.model_validate_json(
             (bundle / "agent" / "context.json").read_text(encoding="utf-8")
@@ -106,8 +109,8 @@ def task_text(ctx: AgentContext, budget: int | None, options: SessionOptions) ->
     if budget is not None:
         instructions = instructions.replace(f"{ctx.budget_actions}-action", f"{budget}-action")
     parts = ["# Auditing task", "", instructions, "", f"Scene: {ctx.scene_description}"]
-    if ctx.interactive_objects:
-        parts.append("Things you can interact with: " + ", ".join(ctx.interactive_objects) + ".")
+    # no list of interactive objects: it is the scene's as compiled for this task and can single out
+    # the target (a mechanism anomaly's object); agents find what can be used by trying (docs/auditing.md)
     if options.hint and ctx.hint:
         parts.append(f"Anomaly-type hint: {ctx.hint}")
     if ctx.anomaly_count > 1:
