@@ -23,6 +23,7 @@ from wac.errors import BundleError, UsageError, WacError
 from . import effects as fx
 from . import mechanics
 from .actions import Action, ActionError, BudgetExhausted, coerce, validate
+from .perception import attempt_text
 from .physics import DT, RAY_ALL, Physics
 from .render import Camera, Renderer
 from .triggers import Percept, TriggerEvent, TriggerState
@@ -89,23 +90,6 @@ class _Anomaly:
     spec: object
     trig: TriggerState
     undos: list = field(default_factory=list)
-
-
-ATTEMPTS = {
-    "open": "you try to open or close the {name}",
-    "toggle": "you press the {name}'s switch",
-    "push": "you push the {name}",
-    "pick_up": "you reach for the {name}",
-}
-
-
-def attempt_text(spec) -> str:
-    """An interaction's outcome text: the object seen under the crosshair and the attempt (docs/auditing.md)."""
-    if spec is None:
-        return "nothing to interact with within reach"
-    if not spec.interactions:
-        return f"the {spec.name} cannot be used"
-    return ATTEMPTS.get(spec.interactions[0], "you use the {name}").format(name=spec.name)
 
 
 def load_task(bundle_or_task) -> tuple[CompiledTask, Path | None]:

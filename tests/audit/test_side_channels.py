@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from wac.audit.session import AuditSession, SessionOptions
-from wac.runtime.env import ATTEMPTS
+from wac.runtime.perception import ATTEMPTS
 
 SMALL = SessionOptions(example=False, width=48, height=36)
 MAX_SCRIPT = 10  # exposing actions replayed per task (CI-sized)
