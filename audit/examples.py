@@ -11,7 +11,8 @@ perturbed run's captioned frames evenly spaced, first and last included.
 
 Rendering is deterministic, and PNGs are cached on disk under a key made of the demo bundle's
 manifest `version_id`, the frame size and the figure choice, so an evaluation of many tasks
-renders each example once.  The cache lives in `$WAC_CACHE_DIR` when set, else in
+renders each example once; each slot keeps the SHA-256 of its figures and a slot whose files do
+not match is rendered again.  The cache lives in `$WAC_CACHE_DIR` when set, else in
 `wac-examples` under `$XDG_CACHE_HOME` (or `~/.cache`).
 """
 
@@ -201,6 +202,9 @@ class ExampleLibrary:
 
     # --- figures and their cache -----------------------------------------------------------------
     def _key(self, spec, bundle: Path) -> str:
+        from wac.bundle.integrity import verify_bundle
+
+        verify_bundle(bundle)  # the key is the demo's content hash: only true of an intact bundle
         manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
         choice = json.dumps(
             {"figures": len(spec.demo.figures), "frames": spec.demo.frames, "rev": RENDER_REVISION},
@@ -215,9 +219,13 @@ class ExampleLibrary:
         files = [slot / f"figure_{i}.png" for i in range(1, n + 1)]
         if all(f.is_file() for f in files):
             try:
-                return [f.read_bytes() for f in files]
-            except OSError:
+                pngs = [f.read_bytes() for f in files]
+                sums = json.loads((slot / "sha256.json").read_text(encoding="utf-8"))
+                if sums == [hashlib.sha256(p).hexdigest() for p in pngs]:  # verified by content hash
+                    return pngs
+            except (OSError, ValueError):
                 pass
+            shutil.rmtree(slot, ignore_errors=True)  # damaged or unverifiable: render again
         pngs = render_figures(bundle, spec.demo, self.width, self.height)
         self.rendered += len(pngs)
         self._store(slot, pngs)
@@ -231,10 +239,12 @@ class ExampleLibrary:
             stage = Path(tempfile.mkdtemp(prefix=".tmp-", dir=slot.parent))
             for i, png in enumerate(pngs, start=1):
                 (stage / f"figure_{i}.png").write_bytes(png)
+            sums = [hashlib.sha256(p).hexdigest() for p in pngs]
+            (stage / "sha256.json").write_text(json.dumps(sums), encoding="utf-8")
             try:
                 stage.rename(slot)
             except OSError:  # another process stored it first, or a partial slot was left behind
-                if not all((slot / f"figure_{i}.png").is_file() for i in range(1, len(pngs) + 1)):
+                if not (slot / "sha256.json").is_file():
                     shutil.rmtree(slot, ignore_errors=True)
                     stage.rename(slot)
                 else:

@@ -35,9 +35,20 @@ from wac.errors import UsageError
 
 from .frames import REF
 from .judge_prompts import PROMPTS, judge_prompt
+from .keyword import (  # noqa: F401 - the keyword judge, re-exported
+    CONDITION_CUES,
+    GENERIC_CUES,
+    Match,
+    condition_cues,
+    keyword_match,
+    mentions,
+    stem,
+    tokens,
+)
+from .limits import MAX_JUDGED_CHARS, counted_bugs, judged_chars
 
 JUDGMENT_FORMAT = "wac.judgment/1"
-KEYWORD_MODEL = "wac-keyword/1"  # bump when the keyword rules change: old judgments are then redone
+KEYWORD_MODEL = "wac-keyword/2"  # bump when the keyword rules change: old judgments are then redone
 BACKENDS = ("keyword", "openai")
 MAX_IMAGES = 12
 
@@ -100,9 +111,10 @@ def bundle_dir(task_dir: Path, meta: dict) -> Path | None:
     ep = task_dir / "episode.json"
     if ep.is_file():
         try:
-            b = read_json(ep).get("bundle")
+            data = read_json(ep)
         except ValueError:
-            b = None
+            data = None
+        b = data.get("bundle") if isinstance(data, dict) else None
         if b and (Path(b) / "task.json").is_file():
             return Path(b)
     if meta.get("build"):
@@ -116,7 +128,10 @@ def load_rubric(task_dir: Path, meta: dict) -> Rubric:
     """The task's rubric: the copy in the task dir, else the bundle's (copied in for re-judging)."""
     local = task_dir / "rubric.json"
     if local.is_file():
-        return Rubric.model_validate_json(local.read_text(encoding="utf-8"))
+        try:
+            return Rubric.model_validate_json(local.read_text(encoding="utf-8"))
+        except ValueError:  # a damaged copy: take the bundle's again
+            local.unlink()
     b = bundle_dir(task_dir, meta)
     if b is None or not (b / "rubric.json").is_file():
         where = meta.get("build") or "the run's build directory"
@@ -124,9 +139,105 @@ def load_rubric(task_dir: Path, meta: dict) -> Rubric:
             f"no bundle for task {task_dir.name!r} (looked in episode.json and {where}); "
             f"rebuild it with `wac build` or restore the build directory"
         )
+    from wac.bundle.integrity import verify_bundle
+    from wac.errors import BundleError
+
+    try:
+        verify_bundle(b)
+    except BundleError as exc:
+        raise UsageError(str(exc)) from None
     rubric = Rubric.model_validate_json((b / "rubric.json").read_text(encoding="utf-8"))
     shutil.copyfile(b / "rubric.json", local)
     return rubric
+
+
+class CorruptFile(ValueError):
+    """A run file that is not what wac wrote (hand-edited, truncated, another program's)."""
+
+
+def read_report(task_dir: Path) -> dict:
+    """report.json of an episode, checked for shape; CorruptFile when it is not a wac report."""
+    path = task_dir / "report.json"
+    try:
+        report = read_json(path)
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise CorruptFile(f"{path} is not readable JSON: {exc}") from None
+    if not isinstance(report, dict):
+        raise CorruptFile(f"{path} is not a report (a JSON {type(report).__name__}, not an object)")
+    bugs = report.get("bugs") or []
+    if not isinstance(bugs, list) or not all(isinstance(b, dict) for b in bugs):
+        raise CorruptFile(f"{path}: `bugs` must be a list of objects")
+    return report
+
+
+@dataclass(frozen=True)
+class JudgeContext:
+    """What the keyword judge knows of the scene beside the rubric: the objects' name groups (to
+    tell a specific bug from a list of every object) and, per rubric entry, the target's point and
+    the scene's coverage distance (a bug about an unnamed place must be flagged, or cite a frame,
+    within that distance of it).  Kept as `judge_context.json` so re-judging needs no build."""
+
+    names: tuple[tuple[str, ...], ...] = ()
+    points: tuple[tuple[float, float, float] | None, ...] = ()
+    limit_m: float = 0.0
+
+    def where(self, index: int) -> tuple[tuple[float, float, float], float] | None:
+        p = self.points[index] if index < len(self.points) else None
+        return (p, self.limit_m) if p is not None and self.limit_m > 0 else None
+
+
+def judge_context(task_dir: Path, meta: dict) -> JudgeContext:
+    local = task_dir / "judge_context.json"
+    if local.is_file():
+        try:
+            d = read_json(local)
+            return JudgeContext(
+                tuple(tuple(str(n) for n in g) for g in d["names"]),
+                tuple(tuple(float(v) for v in p) if p else None for p in d["points"]),
+                float(d["limit_m"]),
+            )
+        except (ValueError, TypeError, KeyError):
+            pass
+    b = bundle_dir(task_dir, meta)
+    if b is None:
+        return JudgeContext()
+    try:
+        from wac.bundle.model import CompiledTask
+
+        from .metrics import DISTANCE_LIMIT_M, anomaly_target
+
+        task = CompiledTask.model_validate_json((b / "task.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return JudgeContext()
+    groups: dict[str, tuple[str, ...]] = {}
+    for o in task.scene.objects:
+        names = tuple(dict.fromkeys(n for n in (o.name, *o.synonyms) if n))
+        if names:
+            groups.setdefault(names[0], names)
+    points = tuple(anomaly_target(task, i).point for i in range(len(task.anomalies)))
+    ctx = JudgeContext(tuple(groups.values()), points, DISTANCE_LIMIT_M.get(task.scene.scene_type, 12.0))
+    try:
+        _write(local, {"names": [list(g) for g in ctx.names], "points": ctx.points, "limit_m": ctx.limit_m})
+    except OSError:
+        pass
+    return ctx
+
+
+def bug_poses(bugs: list[dict], traj: Path) -> dict[str, list[dict]]:
+    """Per bug id: where it was flagged and the poses of the frames it cites."""
+    poses: dict[str, dict] = {}
+    for s in _steps(traj):
+        n = s.get("step", 0)
+        if s.get("pose"):
+            poses[f"a{n}"] = s["pose"]
+        for k, f in enumerate(s.get("film") or (), start=1):
+            if f.get("pose"):
+                poses[f"a{n}.f{k}"] = f["pose"]
+    out: dict[str, list[dict]] = {}
+    for b in bugs:
+        own = [b["pose"]] if isinstance(b.get("pose"), dict) else []
+        out[str(b.get("id"))] = own + [poses[r] for r in b.get("evidence") or () if r in poses]
+    return out
 
 
 def frames_dir(task_dir: Path, report: dict) -> Path:
@@ -216,233 +327,6 @@ def cited_refs(bugs: list[dict], traj: Path) -> list[str]:
     return out
 
 
-# --- the keyword judge -----------------------------------------------------------------------------
-
-_WORD = re.compile(r"[a-z0-9]+")
-_SPELLING = (("color", "colour"), ("center", "centre"), ("gray", "grey"), ("meter", "metre"))
-# Whole words the suffix rules cannot reach: comparatives (suffix -er is too ambiguous in general:
-# "poster" is no "post") and a few irregular verbs.
-_WORDS = {
-    "larger": "large",
-    "largest": "large",
-    "bigger": "big",
-    "biggest": "big",
-    "smaller": "small",
-    "smallest": "small",
-    "taller": "tall",
-    "shorter": "short",
-    "wider": "wide",
-    "narrower": "narrow",
-    "faster": "fast",
-    "slower": "slow",
-    "higher": "high",
-    "lower": "low",
-    "brighter": "bright",
-    "darker": "dark",
-    "longer": "long",
-    "heavier": "heavy",
-    "lighter": "light",
-    "went": "go",
-    "goes": "go",
-    "ran": "run",
-    "flew": "fly",
-    "fell": "fall",
-    "fallen": "fall",
-    "shown": "show",
-    "seen": "see",
-    "saw": "see",
-}
-_DOUBLE = re.compile(r"([bdfgmnprt])\1$")  # not l, s, z: roll, pass, buzz
-
-# Words that state the condition of a dynamic anomaly, per evidence kind of the taxonomy
-# (taxonomy/categories.yaml `evidence`).  Matched like the rubric's terms (stems, phrases).
-GENERIC_CUES = ("when", "whenever", "after", "while", "once", "as soon as", "until", "then", "if")
-CONDITION_CUES: dict[str, tuple[str, ...]] = {
-    "revisit": (
-        "look away",
-        "turn away",
-        "turn back",
-        "come back",
-        "came back",
-        "return",
-        "revisit",
-        "leave",
-        "left",
-        "went back",
-        "go back",
-        "again",
-        "no longer",
-        "before",
-        "earlier",
-        "previously",
-        "later",
-        "second time",
-        "out of view",
-        "out of sight",
-    ),
-    "time": (
-        "over time",
-        "wait",
-        "second",
-        "minute",
-        "every",
-        "periodically",
-        "repeatedly",
-        "by itself",
-        "on its own",
-        "suddenly",
-        "abruptly",
-        "later",
-        "keep",
-        "cycle",
-        "instantly",
-        "delay",
-        "normal",
-        "usual",
-    ),
-    "interaction": (
-        "interact",
-        "walk",
-        "move",
-        "push",
-        "touch",
-        "contact",
-        "bump",
-        "open",
-        "close",
-        "press",
-        "toggle",
-        "try",
-        "tried",
-        "attempt",
-        "approach",
-        "through",
-        "into",
-        "enter",
-        "step",
-        "collide",
-        "hit",
-        "kick",
-        "operate",
-        "use",
-        "movement",
-        "pass",
-        "cross",
-        "where",
-    ),
-    "several_views": (
-        "from",
-        "view",
-        "viewpoint",
-        "angle",
-        "side",
-        "distance",
-        "far",
-        "farther",
-        "further",
-        "closer",
-        "close",
-        "near",
-        "up close",
-        "approach",
-        "behind",
-        "in front of",
-        "seen",
-        "away",
-        "perspective",
-    ),
-    "single_view": (),
-}
-
-
-def stem(word: str) -> str:
-    """A crude, consistent stem: plural and -ing/-ed endings, doubled consonants, final e."""
-    w = _WORDS.get(word.lower(), word.lower())
-    for us, uk in _SPELLING:
-        if us in w and uk not in w:
-            w = w.replace(us, uk)
-    if len(w) > 4 and w.endswith("ies"):
-        w = w[:-3] + "y"
-    elif w.endswith("sses"):
-        w = w[:-2]
-    elif len(w) > 4 and w.endswith("es") and w[-3] in "sxz" or w.endswith(("ches", "shes")):
-        w = w[:-2]
-    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    if len(w) > 5 and w.endswith("ing"):
-        w = w[:-3]
-    elif len(w) > 4 and w.endswith("ed"):
-        w = w[:-2]
-    else:
-        return w[:-1] if len(w) > 3 and w.endswith("e") else w
-    if _DOUBLE.search(w):
-        w = w[:-1]
-    return w[:-1] if len(w) > 3 and w.endswith("e") else w
-
-
-def tokens(text: str) -> list[str]:
-    return [stem(w) for w in _WORD.findall(str(text).lower())]
-
-
-def mentions(text_tokens: list[str], phrase: str) -> bool:
-    """Whether the phrase's stemmed words occur consecutively (word boundaries, any case)."""
-    p = tokens(phrase)
-    if not p:
-        return False
-    n = len(p)
-    return any(text_tokens[i : i + n] == p for i in range(len(text_tokens) - n + 1))
-
-
-def condition_cues(entry: RubricEntry) -> tuple[str, ...]:
-    from wac.taxonomy.registry import registry
-
-    try:
-        evidence = registry().category(entry.category).evidence
-    except (StopIteration, KeyError, ValueError):  # not a taxonomy category: accept any cue
-        evidence = tuple(CONDITION_CUES)
-    cues = list(GENERIC_CUES)
-    for kind in evidence:
-        cues += [c for c in CONDITION_CUES.get(kind, ()) if c not in cues]
-    return tuple(cues)
-
-
-@dataclass(frozen=True)
-class Match:
-    score: int
-    reason: str
-    bug: str | None
-
-
-def keyword_match(entry: RubricEntry, bugs: list[dict]) -> Match:
-    """Score one rubric entry against a report's bugs; retracted bugs never count."""
-    live = [b for b in bugs if b.get("status") != "retracted"]
-    if not live:
-        return Match(0, "no bug was reported", None)
-    cues = condition_cues(entry) if entry.dynamic else ()
-    near = []
-    for b in live:
-        t = tokens(b.get("description", ""))
-        obj = next((n for n in entry.object_names if mentions(t, n)), None)
-        if entry.object_names and obj is None:
-            continue
-        defect = next((d for d in entry.defect_terms if mentions(t, d)), None)
-        if defect is None:
-            near.append(f"{b.get('id')} names the {obj} but not the defect")
-            continue
-        what = f"names the {obj} and the defect ('{defect}')" if obj else f"names the defect ('{defect}')"
-        if entry.dynamic:
-            cue = next((c for c in cues if mentions(t, c)), None)
-            if cue is None:
-                near.append(f"{b.get('id')} {what} but not the change's condition")
-                continue
-            what += f" with its condition ('{cue}')"
-        return Match(1, f"{b.get('id')} {what}.", b.get("id"))
-    names = ", ".join(entry.object_names[:4]) or "the target location"
-    if near:
-        return Match(0, "; ".join(near) + ".", None)
-    return Match(0, f"no reported bug names the target ({names}) with its defect.", None)
-
-
 # --- the VLM judge ---------------------------------------------------------------------------------
 
 JUDGE_PROMPT = """\
@@ -505,8 +389,7 @@ def report_data(report: dict) -> dict:
             "description": b.get("description"),
             "evidence": list(b.get("evidence") or ()),
         }
-        for b in report.get("bugs") or ()
-        if b.get("status") != "retracted"
+        for b in counted_bugs(report.get("bugs") or [])
     ]
     return {"findings": bugs, "inspection_summary": report.get("summary") or ""}
 
@@ -661,21 +544,29 @@ def judge_task(
     max_images: int = MAX_IMAGES,
 ) -> dict:
     """The judgment of one finished episode (not written)."""
-    report = read_json(task_dir / "report.json")
+    report = read_report(task_dir)
     rubric = load_rubric(task_dir, meta)
     traj = frames_dir(task_dir, report)
-    bugs = [b for b in report.get("bugs") or () if b.get("status") != "retracted"]
+    active = [b for b in report.get("bugs") or () if b.get("status") != "retracted"]
+    bugs = counted_bugs(active)  # what the judge reads: the first MAX_COUNTED_BUGS active bugs
+    ctx = judge_context(task_dir, meta) if backend == "keyword" else JudgeContext()
+    located = bug_poses(bugs, traj) if backend == "keyword" else {}
     fallback = initial_final(traj)
     cited = cited_refs(bugs, traj)
     model = KEYWORD_MODEL if backend == "keyword" else vlm.label
     usage = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
     entries: list[dict] = []
     error = None
+    if judged_chars(report) > MAX_JUDGED_CHARS:
+        error = (
+            f"report too long for the judge ({judged_chars(report)} characters of findings and summary; "
+            f"the limit is {MAX_JUDGED_CHARS}): no score, counted as a failure"
+        )
     images: list[Evidence] | None = None
-    for e in rubric.entries:
+    for i, e in enumerate(rubric.entries if error is None else ()):
         row = {"anchor": e.anchor, "category": e.category}
         if backend == "keyword":
-            m = keyword_match(e, bugs)
+            m = keyword_match(e, bugs, ctx.names, ctx.where(i), located)
             own = cited_refs([b for b in bugs if b.get("id") == m.bug], traj) if m.bug else []
             row.update(
                 score=m.score, reason=m.reason, matched_bug=m.bug, evidence_frames=own or cited or fallback
@@ -700,6 +591,10 @@ def judge_task(
         entries.append(row)
     ok = error is None
     anchor = next((r for r in entries if r["anchor"]), entries[0] if entries else None)
+    matched = sorted({r["matched_bug"] for r in entries if r.get("score") == 1 and r.get("matched_bug")})
+    true_pos = len(matched) if ok else None
+    if ok and backend != "keyword":  # a VLM reason need not name the bug: one match per credited entry
+        true_pos = min(len(active), max(len(matched), sum(1 for r in entries if r.get("score") == 1)))
     return {
         "format": JUDGMENT_FORMAT,
         "task_id": rubric.task_id,
@@ -711,8 +606,20 @@ def judge_task(
         "success": bool(anchor and anchor["score"] == 1) if ok else None,
         "all_success": bool(entries) and all(r["score"] == 1 for r in entries) if ok else None,
         "error": error,
+        "bugs_flagged": len(active),
+        "bugs_counted": len(bugs),
+        "bugs_matched": true_pos,
+        "false_positives": None if true_pos is None else len(active) - true_pos,
         "usage": usage,
     }
+
+
+def _corrupt(task_dir: Path) -> bool:
+    try:
+        read_report(task_dir)
+    except CorruptFile:
+        return True
+    return False
 
 
 def _write(path: Path, data: dict) -> None:
@@ -729,6 +636,8 @@ def up_to_date(task_dir: Path, backend: str, model: str) -> bool:
     try:
         old = read_json(f)
     except ValueError:
+        return False
+    if not isinstance(old, dict):
         return False
     return (
         old.get("backend") == backend
@@ -779,7 +688,10 @@ def judge_run(
         if not force and up_to_date(d, backend, name):
             old = read_json(d / "judgment.json")
             return {"task_id": tid, "status": "skipped", "success": old.get("success")}
-        j = judge_task(d, meta, backend, vlm, max_images)
+        try:
+            j = judge_task(d, meta, backend, vlm, max_images)
+        except CorruptFile as exc:  # that episode's error; the run goes on
+            return {"task_id": tid, "status": "episode_error", "error": str(exc)}
         _write(d / "judgment.json", j)
         return {
             "task_id": tid,
@@ -791,7 +703,7 @@ def judge_run(
     ids = task_ids(run, meta)
     for tid in ids:  # missing bundles are a usage error before any model is called
         d = run / "tasks" / tid
-        if (d / "report.json").is_file() and not (d / "error.json").is_file():
+        if (d / "report.json").is_file() and not (d / "error.json").is_file() and not _corrupt(d):
             load_rubric(d, meta)
     bar = None
     if progress and ids:

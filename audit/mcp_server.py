@@ -347,6 +347,40 @@ def _stop(signum, frame) -> None:
     raise _Stopped(signum)
 
 
+def _finish(session: AuditSession) -> None:
+    """End the episode once: stdout back to stderr, the report written, the example renderer closed."""
+    if getattr(session, "_mcp_finished", False):
+        return
+    session._mcp_finished = True
+    # the protocol is over: whatever the libraries print from here on goes to stderr
+    sys.stdout.flush()
+    _flush_c_stdio()
+    os.dup2(2, 1)
+    session.close()
+    if hasattr(session.examples, "close"):
+        session.examples.close()
+    _flush_c_stdio()
+    state = "done" if session.done else "ended without done"
+    print(f"wac mcp: episode {state}; report in {session.out / 'report.json'}", file=sys.stderr)
+
+
+def _stop_now(session: AuditSession, busy: list[bool]):
+    """The signal handler: when idle, unwind through `cmd_mcp`'s `finally`; during a tool call (the
+    stop exception would be wrapped by the transport's task group, which then waits for the stdin
+    reader thread) write the report right here and exit at once."""
+
+    def handler(signum, frame) -> None:
+        if not busy:
+            raise _Stopped(signum)
+        try:
+            _finish(session)
+        finally:
+            sys.stderr.flush()
+            os._exit(130 if signum == signal.SIGINT else 0)
+
+    return handler
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from .protocol import ReferenceSession, apply_config, budget_multiplier
 
@@ -364,7 +398,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         f"wac mcp: serving {len(session.tools)} tools on stdio; recording the episode to {session.out}",
         file=sys.stderr,
     )
-    previous = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    busy: list[bool] = []  # non-empty while a tool call runs
+    session.call = _marking(session.call, busy)
+    previous = {s: signal.signal(s, _stop_now(session, busy)) for s in (signal.SIGTERM, signal.SIGINT)}
     stopped = None
     try:
         import anyio
@@ -372,24 +408,34 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         anyio.run(build_server(session).run_stdio_async)
     except _Stopped as exc:
         stopped = 130 if exc.signum == signal.SIGINT else 0
+    except BaseExceptionGroup as group:  # a stop that reached the task group anyway
+        hit = group.subgroup(lambda e: isinstance(e, _Stopped))
+        if hit is None:
+            raise
+        leaf = hit
+        while isinstance(leaf, BaseExceptionGroup):
+            leaf = leaf.exceptions[0]
+        stopped = 130 if leaf.signum == signal.SIGINT else 0
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        # the protocol is over: whatever the libraries print from here on goes to stderr
-        sys.stdout.flush()
-        _flush_c_stdio()
-        os.dup2(2, 1)
-        session.close()
-        if hasattr(session.examples, "close"):
-            session.examples.close()
-        _flush_c_stdio()
-        state = "done" if session.done else "ended without done"
-        print(f"wac mcp: episode {state}; report in {session.out / 'report.json'}", file=sys.stderr)
+        _finish(session)
     if stopped is not None:
         # the transport's reader thread may still block on an open stdin and would hold up a normal exit
         sys.stderr.flush()
         os._exit(stopped)
     return 0
+
+
+def _marking(call, busy: list[bool]):
+    def marked(name, args=None):
+        busy.append(True)
+        try:
+            return call(name, args)
+        finally:
+            busy.pop()
+
+    return marked
 
 
 def register(subparsers) -> None:

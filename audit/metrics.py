@@ -35,7 +35,7 @@ from wac.bundle.model import CompiledTask, SceneType, SelfCheckPlan
 from wac.errors import UsageError
 from wac.taxonomy.registry import registry
 
-from .judge import bundle_dir, frames_dir, read_json, read_run, task_ids
+from .judge import CorruptFile, bundle_dir, frames_dir, read_json, read_report, read_run, task_ids
 
 METRICS_FORMAT = "wac.metrics/1"
 PIPELINE_LABEL = "PIPELINE CHECK (the agent reads ground truth; not an auditing result)"
@@ -253,12 +253,14 @@ def coverage(
 
 
 def _load_json(path: Path) -> dict | None:
+    """A run file as a dict; None when it is missing, unreadable or not a JSON object."""
     if not path.is_file():
         return None
     try:
-        return read_json(path)
-    except ValueError:
+        data = read_json(path)
+    except (OSError, UnicodeError, ValueError):
         return None
+    return data if isinstance(data, dict) else None
 
 
 def _usage(*reports: dict | None) -> dict:
@@ -287,10 +289,16 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
     )
     anchor_i = next((i for i, a in enumerate(task.anomalies) if a.anchor), 0)
     anchor = task.anomalies[anchor_i]
-    report = _load_json(d / "report.json")
+    corrupt = None
+    try:
+        report = read_report(d) if (d / "report.json").is_file() else None
+    except CorruptFile as exc:  # that episode's error; the run goes on
+        report, corrupt = None, str(exc)
     explore = _load_json(d / "explore" / "report.json")
     judgment = _load_json(d / "judgment.json")
     error = _load_json(d / "error.json")
+    if corrupt is not None:
+        error = {"kind": "corrupt", "message": corrupt}
     status = "judged"
     if error is not None or (d / "error.json").is_file():
         status = "episode_error"
@@ -321,6 +329,8 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
         "judge_error": judgment.get("error") if status == "judge_error" else None,
         "episode_error": (error or {}).get("kind", "error") if status == "episode_error" else None,
         "bugs": len((report or {}).get("bugs") or ()),
+        "bugs_flagged": judgment.get("bugs_flagged") if status == "judged" else None,
+        "bugs_matched": judgment.get("bugs_matched") if status == "judged" else None,
         "actions_used": None,
         "budget": None,
         "tool_calls": None,
@@ -385,8 +395,21 @@ def _median(xs) -> float | None:
     return round(float(statistics.median(xs)), 3) if xs else None
 
 
+def _scored(rows: list[dict]) -> list[dict]:
+    """The SR's denominator: judged tasks and judge failures (a judge error never improves the SR)."""
+    return [r for r in rows if r["status"] in ("judged", "judge_error")]
+
+
+def precision(rows: list[dict]) -> tuple[float | None, int, int]:
+    """Matched bugs / flagged bugs over the judged tasks (false positives are the rest)."""
+    known = [r for r in rows if r["status"] == "judged" and r.get("bugs_matched") is not None]
+    flagged = sum(int(r.get("bugs_flagged") or 0) for r in known)
+    matched = sum(int(r["bugs_matched"]) for r in known)
+    return _rate(matched, flagged), flagged, flagged - matched
+
+
 def _cell(rows: list[dict]) -> dict:
-    judged = [r for r in rows if r["status"] == "judged"]
+    judged = _scored(rows)
     wins = sum(1 for r in judged if r["success"])
     cov = [r["coverage"]["covered"] for r in rows if r["coverage"] is not None]
     jc = [r for r in judged if r["coverage"] is not None and r["coverage"]["covered"]]
@@ -415,8 +438,9 @@ def _groups(rows: list[dict], key: str, order: list[str]) -> dict:
 
 
 def summarise(rows: list[dict]) -> dict:
-    judged = [r for r in rows if r["status"] == "judged"]
+    judged = _scored(rows)
     wins = sum(1 for r in judged if r["success"])
+    prec, flagged, false_pos = precision(rows)
     with_cov = [r for r in rows if r["coverage"] is not None]
     covered = [r for r in with_cov if r["coverage"]["covered"]]
     judged_cov = [r for r in judged if r["coverage"] is not None]
@@ -436,6 +460,9 @@ def summarise(rows: list[dict]) -> dict:
         "success": wins,
         "sr": _rate(wins, len(judged)),
         "sr_all_tasks": _rate(wins, len(rows)),
+        "precision": prec,
+        "bugs_flagged": flagged,
+        "false_positives": false_pos,
         "coverage": _rate(len(covered), len(with_cov)),
         "covered": len(covered),
         "coverage_known": len(with_cov),

@@ -53,7 +53,15 @@ def _overall(m: dict) -> list[list[str]]:
         else "not reported"
     )
     return [
-        ["success rate (SR)", f"{pct(s['sr'])} ({s['success']}/{s['judged']} judged)"],
+        [
+            "success rate (SR; judge errors count as failures)",
+            f"{pct(s['sr'])} ({s['success']}/{s['judged'] + s['judge_error']})",
+        ],
+        [
+            "precision (matched / flagged bugs)",
+            f"{pct(s.get('precision'))} ({s.get('false_positives', 0)} false positive(s) "
+            f"of {s.get('bugs_flagged', 0)} flagged)",
+        ],
         [
             "SR over all tasks (errors and unjudged as failures)",
             f"{pct(s['sr_all_tasks'])} ({s['success']}/{s['tasks']})",
@@ -71,7 +79,7 @@ def _overall(m: dict) -> list[list[str]]:
         ["tool calls (mean / median)", f"{num(s['tool_calls_mean'])} / {num(s['tool_calls_median'])}"],
         ["tokens", tokens],
         ["episode errors", str(s["episode_error"])],
-        ["judge errors (not scores)", str(s["judge_error"])],
+        ["judge errors (counted as failures)", str(s["judge_error"])],
         ["unjudged / unfinished", f"{s['unjudged']} / {s['missing']}"],
     ]
 

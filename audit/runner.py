@@ -27,6 +27,8 @@ from pathlib import Path
 
 from wac.errors import BundleError, UsageError, WacError
 
+from .agents.base import is_secret
+from .procs import LOCK_NAME, RunLock, stop_workers, worker_init
 from .session import AuditSession, ReviewSession, SessionOptions, load_recording
 
 RUN_FORMAT = "wac.run/1"
@@ -56,6 +58,9 @@ class RunConfig:
             raise UsageError("exploration time and sampling interval must be positive")
         if self.protocol not in ("wac", "reference"):
             raise UsageError(f"protocol must be 'wac' or 'reference', got {self.protocol!r}")
+        from .agents import check_options
+
+        check_options((self.agent, self.explorer), [k for k, _ in self.agent_options])
 
     def as_dict(self) -> dict:
         return {
@@ -65,7 +70,7 @@ class RunConfig:
             "explore_s": self.explore_s,
             "sample_s": self.sample_s,
             "options": self.options.as_dict(),
-            "agent_options": dict(self.agent_options),
+            "agent_options": {k: v for k, v in self.agent_options if not is_secret(k)},  # never a secret
             "protocol": self.protocol,
         }
 
@@ -169,14 +174,23 @@ def _episode_job(bundle: str, task_dir: str, config: RunConfig, build: str | Non
 
 
 def finished(task_dir: Path) -> bool:
-    """A task whose episode ended (report written, done) and did not fail."""
+    """A task whose episode ended and did not fail, with everything an episode leaves: a report that
+    says done, the tool log and the trajectory (two-stage: also the explorer's)."""
     rep = task_dir / "report.json"
     if not rep.is_file() or (task_dir / "error.json").exists():
         return False
     try:
-        return bool(json.loads(rep.read_text(encoding="utf-8")).get("done"))
-    except ValueError:
+        report = json.loads(rep.read_text(encoding="utf-8"))
+    except (OSError, UnicodeError, ValueError):
         return False
+    if not isinstance(report, dict) or not report.get("done"):
+        return False
+    needed = ["tools.jsonl"]
+    if report.get("paradigm") == "two-stage":
+        needed += ["explore/tools.jsonl", "explore/report.json", "explore/trajectory/trajectory.jsonl"]
+    else:
+        needed += ["trajectory/trajectory.jsonl"]
+    return all((task_dir / n).is_file() for n in needed)
 
 
 def eval_bundles(build: Path, only: list[str] | None = None) -> list[Path]:
@@ -242,11 +256,20 @@ def run_eval(
     """Run every evaluation task of `build` into `run`, skipping finished ones; returns per-task status."""
     build, run = Path(build), Path(run)
     bundles = eval_bundles(build, only)
-    if fresh and run.exists():
-        if not (run / "run.json").is_file():
-            raise UsageError(f"{run} exists and is not a wac run; refusing to delete it")
-        shutil.rmtree(run)
+    if fresh and run.exists() and not (run / "run.json").is_file():
+        raise UsageError(f"{run} exists and is not a wac run; refusing to delete it")
+    with RunLock(run):
+        if fresh:
+            for p in run.iterdir():
+                if p.name != LOCK_NAME:
+                    shutil.rmtree(p) if p.is_dir() else p.unlink()
+        return _run_locked(build, run, config, bundles, jobs, progress)
+
+
+def _run_locked(build: Path, run: Path, config: RunConfig, bundles: list[Path], jobs: int, progress: bool):
     start_run(run, build, config, bundles)
+    for stale in (run / "tasks").glob("*.partial"):  # interrupted episodes: redone below
+        shutil.rmtree(stale, ignore_errors=True)
     todo = [b for b in bundles if not finished(run / "tasks" / b.name)]
     statuses = [{"task_id": b.name, "ok": True, "skipped": True} for b in bundles if b not in todo]
     bar = None
@@ -255,23 +278,33 @@ def run_eval(
 
         bar = tqdm(total=len(todo), unit="task", file=sys.stderr, leave=False, desc="eval")
     args = [(str(b), str(run / "tasks" / b.name), config, str(build)) for b in todo]
-    if jobs <= 1 or len(todo) <= 1:
-        for a in args:
-            statuses.append(_episode_job(*a))
-            if bar:
-                bar.update(1)
-    else:
-        import multiprocessing as mp
-
-        ctx = mp.get_context("spawn")  # VTK/EGL and pybullet do not survive fork
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
-            futs = [ex.submit(_episode_job, *a) for a in args]
-            for f in as_completed(futs):
-                statuses.append(f.result())
+    try:
+        if jobs <= 1 or len(todo) <= 1:
+            for a in args:
+                statuses.append(_episode_job(*a))
                 if bar:
                     bar.update(1)
-    if bar:
-        bar.close()
+        else:
+            import multiprocessing as mp
+            import os
+
+            ctx = mp.get_context("spawn")  # VTK/EGL and pybullet do not survive fork
+            ex = ProcessPoolExecutor(
+                max_workers=jobs, mp_context=ctx, initializer=worker_init, initargs=(os.getpid(),)
+            )
+            try:
+                futs = [ex.submit(_episode_job, *a) for a in args]
+                for f in as_completed(futs):
+                    statuses.append(f.result())
+                    if bar:
+                        bar.update(1)
+            except BaseException:
+                stop_workers(ex)  # Ctrl-C: queued episodes are cancelled at once, running ones killed
+                raise
+            ex.shutdown(wait=True)
+    finally:
+        if bar:
+            bar.close()
     order = {b.name: i for i, b in enumerate(bundles)}
     return sorted(statuses, key=lambda s: order[s["task_id"]])
 
@@ -298,9 +331,10 @@ def _agent_options(args) -> tuple[tuple[str, str], ...]:
         k, sep, v = kv.partition("=")
         if not sep or not k:
             raise UsageError(f"--agent-option takes KEY=VALUE, got {kv!r}")
-        if k.lower() in ("api_key", "key", "token"):
+        if is_secret(k):
             raise UsageError(
-                "pass API keys through the environment (OPENAI_API_KEY), not on the command line"
+                f"--agent-option {k}=… looks like a secret: pass API keys through the environment "
+                f"(OPENAI_API_KEY), not on the command line (they would show in process lists and run files)"
             )
         out.append((k, v))
     return tuple(sorted(out))
@@ -394,9 +428,25 @@ def cmd_eval(args) -> int:
     if args.judge_prompt != "c4" and args.judge != "openai":
         raise UsageError(f"--judge-prompt {args.judge_prompt} applies to --judge openai")
     t0 = time.perf_counter()
-    statuses = run_eval(
-        args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(), fresh=args.fresh
-    )
+    import signal
+
+    def _terminate(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM stops a run like Ctrl-C
+    try:
+        statuses = run_eval(
+            args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(), fresh=args.fresh
+        )
+    except KeyboardInterrupt:
+        done = sum(1 for d in (run / "tasks").glob("*") if d.is_dir() and finished(d))
+        print(
+            f"wac: interrupted; {done} episode(s) finished in {run}; run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     ran = [s for s in statuses if not s.get("skipped")]
     failed = [s for s in ran if not s["ok"]]
     print(

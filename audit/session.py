@@ -29,6 +29,7 @@ from wac.taxonomy.reference import same_category
 
 from .frames import Frame, FrameArchive, FrameRefError, crop, png_bytes
 from .ledger import BugLedger, LedgerError
+from .limits import MAX_BUGS, MAX_NOTES, MAX_TOOL_NAME, TextLog, clip_args
 from .tools import MAX_HISTORY_SPAN, ToolSpec, live_tools, review_tools
 
 REPORT_FORMAT = "wac.report/1"
@@ -84,6 +85,9 @@ def _pose_text(p: dict | None) -> str:
 
 
 def read_bundle_context(bundle: Path) -> tuple[AgentContext, SelfCheckPlan | None]:
+    from wac.bundle.integrity import verify_bundle
+
+    verify_bundle(bundle)
     try:
         ctx = AgentContext.model_validate_json(
             (bundle / "agent" / "context.json").read_text(encoding="utf-8")
@@ -106,8 +110,8 @@ def task_text(ctx: AgentContext, budget: int | None, options: SessionOptions) ->
     if budget is not None:
         instructions = instructions.replace(f"{ctx.budget_actions}-action", f"{budget}-action")
     parts = ["# Auditing task", "", instructions, "", f"Scene: {ctx.scene_description}"]
-    if ctx.interactive_objects:
-        parts.append("Things you can interact with: " + ", ".join(ctx.interactive_objects) + ".")
+    # no list of interactive objects: it is the scene's as compiled for this task and can single out
+    # the target (a mechanism anomaly's object); agents find what can be used by trying (docs/auditing.md)
     if options.hint and ctx.hint:
         parts.append(f"Anomaly-type hint: {ctx.hint}")
     if ctx.anomaly_count > 1:
@@ -142,6 +146,7 @@ class _Session:
         self._started = False
         self._validators = {t.name: jsonschema.Draft202012Validator(t.parameters) for t in self.tools}
         self._log = None
+        self._text_log = TextLog()
         if self.out is not None:
             self.out.mkdir(parents=True, exist_ok=True)
             self._log = open(self.out / "tools.jsonl", "w", encoding="utf-8")  # noqa: SIM115
@@ -149,6 +154,7 @@ class _Session:
     # --- the one entry point ---------------------------------------------------------------------
     def call(self, name: str, args: dict | None = None) -> ToolResult:
         """Run one tool; every agent mistake becomes an error result, never an exception."""
+        name = str(name)[:MAX_TOOL_NAME]
         t0 = time.perf_counter()
         self.env_ms = 0.0
         args = {} if args is None else args
@@ -173,6 +179,21 @@ class _Session:
                     res = getattr(self, f"_t_{name}")(**args)
                 except (FrameRefError, LedgerError, UsageError) as exc:
                     res = ToolResult(f"ERROR: {exc}", error=True)
+        self._record(name, args, res, t0)
+        return res
+
+    def refuse(self, name: str, message: str) -> ToolResult:
+        """A call the agent's transport could not decode (e.g. arguments that are not JSON): an error
+        result, counted and logged like any other mistake; the raw arguments are not kept."""
+        t0 = time.perf_counter()
+        self.env_ms = 0.0
+        self.calls += 1
+        self.tool_counts[name] = self.tool_counts.get(name, 0) + 1
+        res = ToolResult(f"ERROR: {message}", error=True)
+        self._record(name, {"invalid_arguments": True}, res, t0)
+        return res
+
+    def _record(self, name: str, args, res: ToolResult, t0: float) -> None:
         ms = (time.perf_counter() - t0) * 1000.0
         self.overhead_ms.append(max(0.0, ms - self.env_ms))
         if self._log is not None:
@@ -181,9 +202,9 @@ class _Session:
                     {
                         "call": self.calls,
                         "tool": name,
-                        "args": args,
+                        "args": clip_args(args),
                         "error": res.error,
-                        "text": res.text,
+                        **self._text_log.fields(res.text),
                         "images": [i.ref for i in res.images],
                         "ms": round(ms, 2),
                         "env_ms": round(self.env_ms, 2),
@@ -193,7 +214,6 @@ class _Session:
                 + "\n"
             )
             self._log.flush()
-        return res
 
     def add_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
         """Model cost, reported by agents that call a model."""
@@ -262,6 +282,8 @@ class _Session:
         text = text.strip()
         if not text:
             return ToolResult("ERROR: write_notes needs non-empty text", error=True)
+        if len(self.notes) >= MAX_NOTES:
+            return ToolResult(f"ERROR: at most {MAX_NOTES} notes per episode", error=True)
         self.notes.append(text)
         if self.out is not None:
             (self.out / "notes.md").write_text("".join(f"- {n}\n" for n in self.notes), encoding="utf-8")
@@ -277,6 +299,8 @@ class _Session:
     def _t_flag_bug(self, description: str, category: str, status: str, evidence=None) -> ToolResult:
         if self.done:
             return ToolResult("ERROR: the inspection is already finished (done was called)", error=True)
+        if len(self.ledger.all()) >= MAX_BUGS:
+            return ToolResult(f"ERROR: at most {MAX_BUGS} bugs can be flagged per episode", error=True)
         pose, t = self._where()
         bug = self.ledger.flag(
             description,
@@ -363,7 +387,12 @@ class _Session:
 
 def _explain(err: jsonschema.ValidationError) -> str:
     where = ".".join(str(p) for p in err.absolute_path)
-    return f"{where}: {err.message}" if where else err.message
+    msg = err.message
+    if err.validator == "maxLength" and isinstance(err.instance, str):
+        msg = f"text of {len(err.instance)} characters is longer than the limit of {err.validator_value}"
+    elif len(msg) > 300:  # never echo a huge argument back
+        msg = msg[:300] + "…"
+    return f"{where}: {msg}" if where else msg
 
 
 class AuditSession(_Session):

@@ -11,6 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ledger import CATEGORIES
+from .limits import (
+    MAX_CODE_CHARS,
+    MAX_DESCRIPTION_CHARS,
+    MAX_NOTE_CHARS,
+    MAX_SUMMARY_CHARS,
+)
 
 ENV_ACTIONS = ("move", "turn", "look", "interact", "wait")
 MAX_INSPECT = 4
@@ -57,7 +63,15 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
         "read_example",
         "Read the in-context demonstration for this task's anomaly type (definition, "
         "1-3 images, reference answer). No environment action or time passes.",
-        _obj({"code": {"type": "string", "description": "omit to read the assigned example"}}),
+        _obj(
+            {
+                "code": {
+                    "type": "string",
+                    "maxLength": MAX_CODE_CHARS,
+                    "description": "omit to read the assigned example",
+                }
+            }
+        ),
     ),
     ToolSpec(
         "move",
@@ -155,7 +169,7 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
         "write_notes",
         "Append one short entry to your notes (durable memory that survives context "
         "compaction; cite frame refs like a12). observe shows the notes.",
-        _obj({"text": {"type": "string", "minLength": 1}}, ("text",)),
+        _obj({"text": {"type": "string", "minLength": 1, "maxLength": MAX_NOTE_CHARS}}, ("text",)),
     ),
     ToolSpec(
         "flag_bug",
@@ -165,6 +179,7 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
                 "description": {
                     "type": "string",
                     "minLength": 1,
+                    "maxLength": MAX_DESCRIPTION_CHARS,
                     "description": "what is wrong, which object, how you know",
                 },
                 "category": {"type": "string", "enum": list(CATEGORIES)},
@@ -180,8 +195,8 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
         "retracted) or evidence.",
         _obj(
             {
-                "id": {"type": "string"},
-                "description": {"type": "string"},
+                "id": {"type": "string", "maxLength": 16},
+                "description": {"type": "string", "maxLength": MAX_DESCRIPTION_CHARS},
                 "status": {"type": "string", "enum": ["suspect", "confirmed", "retracted"]},
                 "evidence": _REFS,
             },
@@ -189,7 +204,11 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
         ),
     ),
     ToolSpec("list_bugs", "List the bugs reported so far.", _obj()),
-    ToolSpec("done", "Finish the inspection.", _obj({"summary": {"type": "string"}}, ("summary",))),
+    ToolSpec(
+        "done",
+        "Finish the inspection.",
+        _obj({"summary": {"type": "string", "maxLength": MAX_SUMMARY_CHARS}}, ("summary",)),
+    ),
 )
 
 

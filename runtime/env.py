@@ -23,6 +23,7 @@ from wac.errors import BundleError, UsageError, WacError
 from . import effects as fx
 from . import mechanics
 from .actions import Action, ActionError, BudgetExhausted, coerce, validate
+from .perception import attempt_text
 from .physics import DT, RAY_ALL, Physics
 from .render import Camera, Renderer
 from .triggers import Percept, TriggerEvent, TriggerState
@@ -99,7 +100,11 @@ def load_task(bundle_or_task) -> tuple[CompiledTask, Path | None]:
         return bundle_or_task, None
     path = Path(bundle_or_task)
     if path.is_dir():
+        from wac.bundle.integrity import verify_bundle
+
         path = path / "task.json"
+        if path.is_file():
+            verify_bundle(path.parent)  # manifest hashes and asset paths: a damaged bundle is not run
     if not path.is_file():
         raise BundleError(f"no bundle task at {path}")
     try:
@@ -569,30 +574,42 @@ class WorldEnv:
             return ref2.object_id, frac2 * reach
         return hit
 
+    def _seen(self, reach: float = REACH_M):
+        """The object the agent sees under the crosshair within reach: what an interaction may name
+        (not an invisible collider, not what hides behind a wall)."""
+        if self.renderer is None:
+            return None
+        ids, depth = self.render_ids(with_depth=True)
+        h, w = ids.shape[:2]
+        i, d = int(ids[h // 2, w // 2]), float(depth[h // 2, w // 2])
+        if i <= 0 or not d <= reach:
+            return None
+        return next((st for st in self.world.objects.values() if st.index == i), None)
+
     def _interact(self) -> str:
+        """Use what the crosshair reaches.  The text says what the agent could perceive: the object it
+        sees and the attempt, never the result (the frames show whether anything happened), so the
+        clean and the perturbed world answer alike."""
+        seen = self._seen()
+        text = attempt_text(seen.spec if seen is not None else None)
         oid, dist = self.crosshair()
         if oid is None:
             self._advance(INTERACT_S)
-            return "nothing to interact with within reach"
+            return text
         st = self.world.get(oid)
-        name = st.spec.name
         self._interacted.add(oid)
         kinds = list(st.spec.interactions)
         mech = st.mechanism
-        if not kinds:
+        if not kinds or "dead" in mech:
             self._advance(INTERACT_S)
-            return f"the {name} cannot be used"
-        if "dead" in mech:
-            self._advance(INTERACT_S)
-            return f"you try to use the {name}; nothing happens"
+            return text
         act = self._interaction(st, kinds[0])
         if "delay" in mech:
             st.pending.append((self.sim_time + (mech["delay"] or 3.0), act))
-            self._advance(INTERACT_S)
-            return f"you try to use the {name}; nothing happens"
-        note = act()
+        else:
+            act()
         self._advance(INTERACT_S)
-        return note
+        return text
 
     def _interaction(self, st, kind: str):
         name = st.spec.name

@@ -9,6 +9,9 @@ that read ground truth (the oracle): every report that includes them says so.
 
 from __future__ import annotations
 
+import difflib
+import inspect
+import re
 from typing import Protocol, runtime_checkable
 
 from wac.errors import UsageError
@@ -61,9 +64,45 @@ def agent_class(spec: str) -> type:
     return getattr(__import__(module, fromlist=[cls]), cls)
 
 
+# Option keys that look like credentials: never accepted on the command line, never stored in run.json.
+SECRET = re.compile(r"(^|[_-])key$|api[_-]?key|token|secret|passw|credential", re.I)
+
+
+def is_secret(key: str) -> bool:
+    return bool(SECRET.search(str(key)))
+
+
+def agent_options(spec: str) -> tuple[str, ...]:
+    """The option keys an agent's constructor takes (not `seed`, `arg`: the runner sets those)."""
+    params = inspect.signature(agent_class(spec).__init__).parameters.values()
+    return tuple(
+        p.name
+        for p in params
+        if p.name not in ("self", "seed", "arg") and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    )
+
+
+def check_options(specs, keys) -> None:
+    """Every option key must be taken by one of the run's agents: a typo (`base-url=`) is an error,
+    not a silent fallback to a default endpoint."""
+    known = sorted({k for s in specs if s for k in agent_options(s)})
+    for key in keys:
+        if key not in known:
+            close = difflib.get_close_matches(str(key).replace("-", "_"), known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            names = ", ".join(dict.fromkeys(str(s).partition(":")[0] for s in specs if s))
+            raise AgentError(
+                f"unknown agent option {key!r} for {names}{hint} (options: {', '.join(known) or 'none'})"
+            )
+
+
 def make_agent(spec: str, **options) -> Agent:
-    """An agent from `NAME` or `NAME:ARG` (e.g. `replay:actions.txt`); options go to its constructor."""
+    """An agent from `NAME` or `NAME:ARG` (e.g. `replay:actions.txt`); options go to its constructor.
+    Options no parameter of this agent takes are left out (the run checks them with `check_options`:
+    in a two-stage run the explorer and the analyser share one option list)."""
     kind = agent_class(spec)
+    takes = set(agent_options(spec)) | {"seed"}
+    options = {k: v for k, v in options.items() if k in takes}
     arg = spec.partition(":")[2]
     if arg:
         options = {**options, "arg": arg}

@@ -12,9 +12,14 @@ a second one ends the episode (the runner then calls `done`).
 
 Options (keyword, strings accepted): base_url (env OPENAI_BASE_URL), model (env WAC_MODEL or
 OPENAI_MODEL), api_key (env OPENAI_API_KEY; "none" for local servers, the default when a
-base_url is given), temperature, max_tokens, max_calls, timeout, retries, backoff_s, keep_images.
-Failed model calls (HTTP errors after the retries, malformed responses) raise `ModelCallError`,
-which the runner records apart from scores.
+base_url is given), temperature, max_tokens, max_calls, timeout (seconds per HTTP attempt, 60),
+retries (3), retry_budget_s (seconds one model call may take with all its retries and waits,
+180), backoff_s, keep_images (8) and max_images (images per request at most, 40: the C.1 input
+of a two-stage review is sampled evenly down to what is left).  A 429/503 answer's
+`Retry-After` is honoured within the retry budget.  Failed model calls (HTTP errors after the
+retries, malformed responses, an endpoint that never calls a tool) raise `ModelCallError`,
+which the runner records apart from scores.  Tool calls whose arguments are not valid JSON are
+answered with an error and sent back as `{}`: strict servers re-parse every past call.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import time
 
 from wac.errors import WacError
 
+from ..limits import clip_args
 from .base import AgentError
 
 NUDGE = (
@@ -70,7 +76,7 @@ def system_prompt(tools, observation: str = "final") -> str:
         )
         if observation == "film":
             parts.append(
-                "Observation: after every action you get the low-resolution film frames taken during it "
+                "Observation: after every action you get the film frames taken during it "
                 "(refs a<N>.f<i>) and then the final view a<N>; a0 is the start view. Compare frames to see "
                 "what happened during the action."
             )
@@ -118,6 +124,39 @@ def _image_parts(images) -> list[dict]:
     return parts
 
 
+def _even(items: list, n: int) -> list:
+    """At most n items, evenly spread, the first and the last kept."""
+    if len(items) <= n:
+        return list(items)
+    if n == 1:
+        return [items[0]]
+    return [items[round(k * (len(items) - 1) / (n - 1))] for k in range(n)]
+
+
+def retry_after(headers) -> float | None:
+    """Seconds a 429/503 answer asks to wait (`Retry-After` seconds or HTTP date, `retry-after-ms`)."""
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000.0)
+        value = headers.get("retry-after")
+    except (AttributeError, ValueError):
+        return None
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
 def _opt(value, env: tuple[str, ...] = ()):
     if value not in (None, ""):
         return value
@@ -140,11 +179,12 @@ class OpenAIAgent:
         temperature: float | str | None = None,
         max_tokens: int | str | None = None,
         max_calls: int | str = 200,
-        timeout: float | str = 120.0,
+        timeout: float | str = 60.0,
         retries: int | str = 3,
+        retry_budget_s: float | str = 180.0,
         backoff_s: float | str = 2.0,
         keep_images: int | str = 8,
-        **_ignored,
+        max_images: int | str = 40,
     ) -> None:
         self.seed = int(seed)
         self.base_url = _opt(base_url, ("OPENAI_BASE_URL",))
@@ -166,8 +206,12 @@ class OpenAIAgent:
         self.retries = int(retries)
         self.backoff_s = float(backoff_s)
         self.keep_images = int(keep_images)
+        self.retry_budget_s = float(retry_budget_s)
+        self.max_images = int(max_images)
         if self.max_calls < 1 or self.retries < 0 or self.keep_images < 0 or self.timeout <= 0:
             raise AgentError("max_calls and timeout must be positive; retries and keep_images not negative")
+        if self.retry_budget_s <= 0 or self.max_images < 1:
+            raise AgentError("retry_budget_s and max_images must be positive")
 
     # --- the model call ------------------------------------------------------------------------
     def _client(self):
@@ -188,15 +232,29 @@ class OpenAIAgent:
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
         why = "no attempt"
+        deadline = time.monotonic() + self.retry_budget_s
+        wait = 0.0
         for attempt in range(self.retries + 1):
             if attempt:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+                if time.monotonic() + wait > deadline:
+                    raise ModelCallError(
+                        f"model call failed: the server asks to wait {wait:.0f} s, beyond the retry budget "
+                        f"(retry_budget_s={self.retry_budget_s:g}); last error: {why}"
+                    )
+                time.sleep(wait)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            wait = self.backoff_s * 2**attempt
             try:
-                resp = client.chat.completions.create(**request)
+                resp = client.chat.completions.create(**request, timeout=min(self.timeout, left))
             except openai.APIStatusError as exc:
                 why = f"HTTP {exc.status_code}: {exc.message}"
                 if exc.status_code < 500 and exc.status_code not in (408, 409, 429):
                     raise ModelCallError(f"model call failed: {why}") from exc
+                asked = retry_after(exc.response.headers if exc.response is not None else {})
+                if asked is not None:
+                    wait = asked
                 continue
             except openai.APIConnectionError as exc:  # includes timeouts
                 why = f"{type(exc).__name__}: {exc}"
@@ -209,10 +267,32 @@ class OpenAIAgent:
                 why = "malformed response (no choices or no message)"
                 continue
             return resp
-        raise ModelCallError(f"model call failed after {self.retries + 1} attempt(s): {why}")
+        raise ModelCallError(
+            f"model call failed after {attempt + 1} attempt(s) "
+            f"(retries={self.retries}, retry_budget_s={self.retry_budget_s:g}): {why}"
+        )
 
     def _payload(self, messages: list[dict]) -> list[dict]:
-        """The messages as sent: only the newest `keep_images` images after the first input stay inline."""
+        """The messages as sent: the newest `keep_images` images after the first input stay inline; the
+        C.1 input keeps what is left of `max_images` (sampled evenly, first and last kept); the others
+        are replaced by a line naming their ref, which `inspect` brings back."""
+        later = sum(
+            1
+            for m in messages[2:]
+            if isinstance(m.get("content"), list)
+            for p in m["content"]
+            if p.get("type") == "image_url"
+        )
+        later = min(later, self.keep_images, self.max_images - 1)
+        first = [
+            p
+            for m in messages[:2]
+            if isinstance(m.get("content"), list)
+            for p in m["content"]
+            if p.get("type") == "image_url"
+        ]
+        room = max(1, self.max_images - later)
+        keep_first = {id(p) for p in _even(first, room)}
         kept = 0
         out: list[dict] = []
         for i in range(len(messages) - 1, -1, -1):
@@ -222,21 +302,18 @@ class OpenAIAgent:
                 continue
             parts = []
             for p in reversed(m["content"]):
-                if p.get("type") == "image_url":
-                    if i <= 1:  # the C.1 input (example figures, start frame) always stays whole
-                        parts.append({"type": "image_url", "image_url": p["image_url"]})
-                    elif kept < self.keep_images:
-                        kept += 1
-                        parts.append({"type": "image_url", "image_url": p["image_url"]})
-                    else:
-                        parts.append(
-                            {
-                                "type": "text",
-                                "text": f"[image {p['_ref']} not repeated here; use inspect to see it again]",
-                            }
-                        )
-                else:
+                if p.get("type") != "image_url":
                     parts.append(p)
+                elif (i <= 1 and id(p) in keep_first) or (i > 1 and kept < later):
+                    kept += i > 1
+                    parts.append({"type": "image_url", "image_url": p["image_url"]})
+                else:
+                    parts.append(
+                        {
+                            "type": "text",
+                            "text": f"[image {p['_ref']} not repeated here; use inspect to see it again]",
+                        }
+                    )
             out.append({**m, "content": parts[::-1]})
         return out[::-1]
 
@@ -257,6 +334,7 @@ class OpenAIAgent:
         ]
         log = open(session.out / "model.jsonl", "a", encoding="utf-8") if session.out else None  # noqa: SIM115
         nudged = False
+        tool_calls = 0
         try:
             for _ in range(self.max_calls):
                 resp = self._complete(client, self._payload(messages), tools)
@@ -270,9 +348,12 @@ class OpenAIAgent:
                     log.write(
                         json.dumps(
                             {
-                                "content": msg.content,
+                                "content": clip_args(msg.content),
                                 "tool_calls": [
-                                    {"name": c.function.name, "arguments": c.function.arguments}
+                                    {
+                                        "name": clip_args(c.function.name),
+                                        "arguments": clip_args(c.function.arguments),
+                                    }
                                     for c in calls
                                 ],
                             }
@@ -281,17 +362,29 @@ class OpenAIAgent:
                     )
                     log.flush()
                 entry: dict = {"role": "assistant", "content": msg.content or ""}
+                parsed = [_arguments(c.function.arguments) for c in calls]
                 if calls:
+                    tool_calls += len(calls)
                     entry["tool_calls"] = [
                         {
                             "id": c.id,
                             "type": "function",
-                            "function": {"name": c.function.name, "arguments": c.function.arguments or "{}"},
+                            # never echo arguments that are not JSON: strict servers re-parse every past call
+                            "function": {
+                                "name": c.function.name,
+                                "arguments": c.function.arguments if isinstance(a, dict) else "{}",
+                            },
                         }
-                        for c in calls
+                        for c, a in zip(calls, parsed, strict=True)
                     ]
                 messages.append(entry)
                 if not calls:
+                    if nudged and not tool_calls:
+                        raise ModelCallError(
+                            "the endpoint answered twice without any tool call and never called a tool: "
+                            "the model or server seems not to support tool calling (function calling), "
+                            "which the auditor needs"
+                        )
                     if nudged or session.done:
                         return
                     nudged = True
@@ -299,8 +392,8 @@ class OpenAIAgent:
                     continue
                 nudged = False
                 images = []
-                for c in calls:
-                    res = self._dispatch(session, c.function.name, c.function.arguments)
+                for c, a in zip(calls, parsed, strict=True):
+                    res = self._dispatch(session, c.function.name, a)
                     messages.append(
                         {"role": "tool", "tool_call_id": c.id, "content": res.text or "(no text)"}
                     )
@@ -322,15 +415,19 @@ class OpenAIAgent:
                 log.close()
 
     @staticmethod
-    def _dispatch(session, name: str, raw: str | None):
-        from wac.audit.session import ToolResult
-
-        try:
-            args = json.loads(raw or "{}")
-        except ValueError:
-            return ToolResult(
-                f"ERROR: the arguments of {name} are not valid JSON: {str(raw)[:200]}", error=True
+    def _dispatch(session, name: str, args):
+        if args is None:
+            return session.refuse(
+                name, f"the arguments of {str(name)[:64]} are not valid JSON; send a JSON object"
             )
         if not isinstance(args, dict):
-            return ToolResult(f"ERROR: the arguments of {name} must be a JSON object", error=True)
+            return session.refuse(name, f"the arguments of {str(name)[:64]} must be a JSON object")
         return session.call(name, args)
+
+
+def _arguments(raw: str | None):
+    """A tool call's arguments: the decoded JSON value, None when they are not JSON."""
+    try:
+        return json.loads(raw or "{}")
+    except ValueError:
+        return None

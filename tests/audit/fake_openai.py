@@ -1,8 +1,9 @@
 """A local fake of an OpenAI-compatible chat endpoint (POST /v1/chat/completions).
 
 `FakeOpenAI(script)` serves on 127.0.0.1:<free port>; `script(request_json) -> response` decides
-each reply (use `reply_text`, `reply_tools` to build responses, or return an int to answer with
-that HTTP status).  Every request is kept in `.requests` so tests can assert what was sent
+each reply (use `reply_text`, `reply_tools` to build responses, return an int to answer with
+that HTTP status, a `Status(code, headers)` for a status with headers such as `Retry-After`, or
+`Silent(seconds)` to keep the connection open without answering).  Every request is kept in `.requests` so tests can assert what was sent
 (tool schemas, image parts, the absence of ground truth...).
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -63,6 +66,26 @@ def reply_tools(
     }
 
 
+@dataclass(frozen=True)
+class Status:
+    """An HTTP error answer with headers (e.g. 429 with Retry-After)."""
+
+    code: int
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Silent:
+    """Accept the request, then say nothing for `seconds` (a connected but silent server)."""
+
+    seconds: float
+
+
+def no_tool_support(body: dict) -> dict | int:
+    """A server without tool calling: it ignores the tools and always answers in prose."""
+    return reply_text("I would walk forward and look around the scene.")
+
+
 class FakeOpenAI:
     def __init__(self, script) -> None:
         self.script = script
@@ -84,6 +107,12 @@ class FakeOpenAI:
                     self.end_headers()
                     return
                 out = outer.script(body)
+                if isinstance(out, Silent):
+                    time.sleep(out.seconds)
+                    return
+                extra: tuple[tuple[str, str], ...] = ()
+                if isinstance(out, Status):
+                    out, extra = out.code, out.headers
                 if isinstance(out, int):
                     payload = json.dumps(
                         {"error": {"message": f"fake error {out}", "type": "server_error"}}
@@ -92,6 +121,8 @@ class FakeOpenAI:
                 else:
                     payload = json.dumps(out).encode()
                     self.send_response(200)
+                for k, v in extra:
+                    self.send_header(k, v)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()

@@ -18,6 +18,7 @@ from wac.audit.judge import (
     keyword_match,
     parse_verdict,
 )
+from wac.bundle.integrity import write_manifest
 from wac.bundle.model import Rubric, RubricEntry
 from wac.cli import main
 
@@ -243,6 +244,7 @@ def make_run(
         b.mkdir(parents=True)
         (b / "task.json").write_text("{}")
         (b / "rubric.json").write_text(Rubric(task_id=tid, entries=tuple(entries)).model_dump_json())
+        write_manifest(b)  # the judge reads only verified bundles
         d = run / "tasks" / tid
         _trajectory(d / ("explore/trajectory" if paradigm == "two-stage" else "trajectory"))
         (d / "episode.json").write_text(json.dumps({"task_id": tid, "bundle": str(b), "paradigm": paradigm}))

@@ -327,7 +327,8 @@ def test_run_metrics_aggregate_sr_and_keep_errors_apart(run_dir):
     assert m["format"] == "wac.metrics/1" and m["run"]["agent"] == "sweep" and m["run"]["label"] is None
     s = m["summary"]
     assert (s["tasks"], s["judged"], s["success"], s["episode_error"], s["judge_error"]) == (6, 4, 3, 1, 1)
-    assert s["sr"] == 0.75 and s["sr_all_tasks"] == 0.5
+    # a judge error counts in the denominator (a failed judgment never improves the SR)
+    assert s["sr"] == 0.6 and s["sr_all_tasks"] == 0.5
     fam = m["by_family"]
     assert list(fam) == ["static_physics", "interactive_physics", "temporal_consistency"]
     assert fam["static_physics"] == {
@@ -337,12 +338,12 @@ def test_run_metrics_aggregate_sr_and_keep_errors_apart(run_dir):
         "success": 3,
         "sr": 1.0,
     }
-    assert fam["interactive_physics"]["sr"] is None and fam["temporal_consistency"]["sr"] == 0.0
+    assert fam["interactive_physics"]["sr"] == 0.0 and fam["temporal_consistency"]["sr"] == 0.0
     assert m["by_category"]["missing_support"]["judged"] == 3 and m["by_category"]["existence"]["sr"] == 0.0
     scenes = m["by_scene_type"]
     assert list(scenes) == ["indoor", "urban", "historical", "industrial", "natural"]
     assert (
-        scenes["historical"]["sr"] == 1.0 and scenes["indoor"]["sr"] == 0.0 and scenes["urban"]["sr"] is None
+        scenes["historical"]["sr"] == 1.0 and scenes["indoor"]["sr"] == 0.0 and scenes["urban"]["sr"] == 0.0
     )
     rows = {r["task_id"]: r for r in m["tasks"]}
     assert rows["city_ghost_car"]["status"] == "judge_error" and rows["city_ghost_car"]["success"] is None
@@ -365,7 +366,7 @@ def test_run_metrics_coverage_and_multi_anomaly(run_dir):
     assert rows["meadow_floating_boulder"]["coverage"]["limit_m"] == 16.0
     assert len(rows["multi_sacks"]["anomaly_coverage"]) == 2
     s = m["summary"]
-    assert s["coverage_known"] == 6 and s["judged_covered"] + s["judged_uncovered"] == 4
+    assert s["coverage_known"] == 6 and s["judged_covered"] + s["judged_uncovered"] == 5
     multi = m["multi_anomaly"]
     assert multi["2"] == {"runs": 1, "anchor_sr": 1.0, "all_anomaly_sr": 0.0, "target_recall": 0.5}
     assert multi["1"]["runs"] == 3 and multi["1"]["anchor_sr"] == pytest.approx(2 / 3, abs=1e-4)

@@ -133,13 +133,14 @@ def test_client_errors_are_not_retried_and_malformed_replies_fail(make_session):
 
 def test_a_reply_without_tools_is_nudged_once_then_the_agent_stops(make_session):
     session = make_session()
-    with FakeOpenAI(lambda body: reply_text("I think the scene is fine.")) as server:
+    prose = reply_text("I think the scene is fine.")
+    with FakeOpenAI(scripted(reply_tools([("turn", {"degrees": 10})]), prose)) as server:
         agent(server).run(session)
-    assert len(server.requests) == 2 and server.requests[1]["messages"][-1] == {
+    assert len(server.requests) == 3 and server.requests[2]["messages"][-1] == {
         "role": "user",
         "content": NUDGE,
     }
-    assert not session.done and session.usage["calls"] == 2
+    assert not session.done and session.usage["calls"] == 3
 
 
 def test_bad_tool_arguments_are_answered_not_executed(make_session):

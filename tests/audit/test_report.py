@@ -109,7 +109,7 @@ def test_report_writes_markdown_json_and_charts_reproducibly(built, tmp_path):
         "![sr_by_family](sr_by_family.png)",
     ):
         assert section in md
-    assert "33.3% (1/3 judged)" in md and "PIPELINE CHECK" not in md
+    assert "33.3% (1/3)" in md and "precision (matched / flagged bugs)" in md and "PIPELINE CHECK" not in md
     first = _bytes(out)
     write_report([run])
     assert _bytes(out) == first  # no wall clock anywhere: the same run gives the same bytes

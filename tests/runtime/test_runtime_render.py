@@ -128,6 +128,9 @@ def test_mesh_asset_from_bundle_dir(tmp_path, make_env):
         update={"assets": (Asset(id="abc", file="assets/abc.obj", format="obj", source="x.obj"),)}
     )
     (tmp_path / "task.json").write_text(t.model_dump_json())
+    from wac.bundle.integrity import write_manifest
+
+    write_manifest(tmp_path)  # bundles are verified against their manifest on load
     env = make_env(tmp_path)
     lo, hi = env.world.aabb(env.world.get("rock"))
     assert np.allclose(hi - lo, 1.0, atol=0.02) and lo[2] == pytest.approx(

@@ -18,6 +18,9 @@ def _bundle(tmp_path, t):
     d = tmp_path / "bundle"
     d.mkdir()
     (d / "task.json").write_text(t.model_dump_json(), encoding="utf-8")
+    from wac.bundle.integrity import write_manifest
+
+    write_manifest(d)  # bundles are verified against their manifest on load
     return d
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from validation_helpers import ROOT, build
 
+from wac.bundle.integrity import write_manifest
 from wac.bundle.model import CompiledTask
 from wac.validation.selfcheck import check_bundle, main
 
@@ -83,6 +84,7 @@ def test_the_check_fails_when_the_perturbed_world_is_the_clean_one(demos, tmp_pa
         update={"anomalies": tuple(a.model_copy(update={"effects": ()}) for a in task.anomalies)}
     )
     (bundle / "task.json").write_text(stripped.model_dump_json())
+    write_manifest(bundle)  # a deliberate edit: re-seal the bundle so that it loads
     r = check_bundle(bundle)
     assert not r.passed
     assert any(why.startswith("perturbed variant does not show the anomaly") for why in r.reasons), r.reasons
@@ -132,6 +134,7 @@ def test_a_failing_task_exits_1_with_the_reason(demos, tmp_path, capsys):
         update={"anomalies": tuple(a.model_copy(update={"effects": ()}) for a in task.anomalies)}
     )
     (bundle / "task.json").write_text(stripped.model_dump_json())
+    write_manifest(bundle)  # a deliberate edit: re-seal the bundle so that it loads
     assert main([str(bundle)]) == 1
     out = capsys.readouterr().out
     assert "FAIL missing_collision_demo" in out and "blocked" in out
