@@ -366,9 +366,14 @@ def cmd_eval(args) -> int:
     run = Path(args.out)
     if args.judge == "openai" and not args.judge_model:
         raise UsageError("--judge openai needs --judge-model")
+    only = args.task
+    if args.accepted_only:  # only task versions two reviewers accepted (`wac review export`)
+        from wac.review.export import accepted_only
+
+        only = accepted_only(args.build, args.accepted_only, only)
     t0 = time.perf_counter()
     statuses = run_eval(
-        args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(), fresh=args.fresh
+        args.build, run, config, jobs=jobs, only=only, progress=sys.stderr.isatty(), fresh=args.fresh
     )
     ran = [s for s in statuses if not s.get("skipped")]
     failed = [s for s in ran if not s["ok"]]
@@ -408,6 +413,7 @@ def register(subparsers) -> None:
     e.add_argument("-j", "--jobs", type=int, default=None, help="episodes in parallel (default 1)")
     e.add_argument("--task", action="append", help="only this task id (repeatable)")
     e.add_argument("--fresh", action="store_true", help="delete an existing run directory first")
+    e.add_argument("--accepted-only", metavar="FILE", help="only tasks accepted in this `wac review export`")
     e.add_argument(
         "--judge",
         choices=("keyword", "openai", "none"),

@@ -228,6 +228,7 @@ def parser() -> argparse.ArgumentParser:
         "wac.audit.mcp_server",
         "wac.audit.judge",
         "wac.audit.report",
+        "wac.review.commands",
     ):
         try:
             register = __import__(module, fromlist=["register"]).register
