@@ -133,4 +133,7 @@ class Artifacts:
 
     def shutdown(self) -> None:
         if self._pool is not None:
+            # a render in progress is not waited for: its half-made folder is never renamed into place
+            for proc in list((self._pool._processes or {}).values()):
+                proc.terminate()
             self._pool.shutdown(wait=False, cancel_futures=True)

@@ -74,8 +74,11 @@ class Server:
             text=True,
             env=env,
         )
-        line = self.proc.stdout.readline()
-        assert f"http://127.0.0.1:{self.port}/" in line, line + self.proc.stdout.read()
+        seen = []
+        while not seen or f"http://127.0.0.1:{self.port}/" not in seen[-1]:  # the URL line comes last
+            line = self.proc.stdout.readline()
+            assert line, "the server exited: " + "".join(seen)
+            seen.append(line)
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -94,9 +97,9 @@ class Server:
             req.add_header("Content-Type", "application/json")
         try:
             with urllib.request.urlopen(req, timeout=60) as resp:
-                return resp.status, dict(resp.headers), resp.read()
+                return resp.status, resp.headers, resp.read()
         except urllib.error.HTTPError as exc:
-            return exc.code, dict(exc.headers), exc.read()
+            return exc.code, exc.headers, exc.read()
 
     def stop(self) -> None:
         self.proc.terminate()
