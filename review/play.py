@@ -125,12 +125,12 @@ class PlayHub:
             raise UsageError(
                 'an action is text ("move 2") or an object like {"action": "move", "distance_m": 2}'
             )
-        play.used = time.monotonic()
+        play.used = t0 = time.monotonic()
         res = play.env.try_step(action)
         if res.ok:
             play.actions.append(action if isinstance(action, str) else dict(action))
             play.last = res
-        return self._answer(play, res)
+        return self._answer(play, res, t0=t0)
 
     def _switch(self, play: Play, variant: str, reset: bool = False):
         play.used = time.monotonic()
@@ -162,8 +162,12 @@ class PlayHub:
             if now - play.used > self.idle_s or len(self.plays) >= self.max_worlds:
                 self._close(play)
 
-    def _answer(self, play: Play, res, note: str | None = None) -> tuple[dict, bytes]:
+    def _answer(
+        self, play: Play, res, note: str | None = None, t0: float | None = None
+    ) -> tuple[dict, bytes]:
         env = play.env
+        t1 = time.monotonic()
+        frame = jpeg(res.frame, self.quality)
         pose = res.pose.as_dict()
         state = {
             "play": play.id,
@@ -179,8 +183,11 @@ class PlayHub:
             "action": res.action.describe() if res.action is not None else None,
             "ref": f"{play.variant} a{env.steps}",
             "actions": list(play.actions),
+            # where the server's time went: the simulated step (with its frame) and the JPEG
+            "step_ms": round((t1 - t0) * 1000, 1) if t0 is not None else None,
+            "jpeg_ms": round((time.monotonic() - t1) * 1000, 1),
         }
-        return state, jpeg(res.frame, self.quality)
+        return state, frame
 
     # --- helpers ----------------------------------------------------------------------------
     @staticmethod

@@ -26,6 +26,7 @@ const KEYS = {
 
 const play = { id: null, state: null, busy: false, queued: null, blob: null, seq: 0, pressedAt: null };
 window.wacLatency = []; // key press -> new frame shown, ms (read by bench/bench_review.py)
+window.wacServer = []; // the server's share of each: simulated step and JPEG encoding, ms
 const flagged = [];
 
 // --- time on task ------------------------------------------------------------------------
@@ -64,6 +65,7 @@ async function showFrame(resp) {
   img.dataset.variant = state.variant;
   if (play.pressedAt !== null) {
     window.wacLatency.push(performance.now() - play.pressedAt);
+    window.wacServer.push({ step_ms: state.step_ms, jpeg_ms: state.jpeg_ms });
     play.pressedAt = null;
   }
   $("budget").textContent = `${state.step} of ${state.budget} actions used · ${state.budget_left} left`;
