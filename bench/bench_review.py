@@ -122,7 +122,9 @@ def main() -> int:
         server.stop()
         subprocess.run(["rm", "-rf", str(tmp)], check=False)
     print(f"key press -> new frame in chromium, {args.width}x{args.height}, {args.presses} presses per task")
-    print("| task | page -> first frame | median | p90 | max | server step (median) | JPEG | app share | <= 150 ms |")
+    print(
+        "| task | page -> first frame | median | p90 | max | server step (median) | JPEG | app share | <= 150 ms |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
