@@ -44,7 +44,9 @@ async function send(url, body) {
   if (!resp.ok) {
     let msg = `${resp.status}`;
     try { msg = (await resp.json()).error || msg; } catch (_) { /* not JSON */ }
-    throw new Error(msg);
+    const err = new Error(msg);
+    err.status = resp.status;
+    throw err;
   }
   return resp;
 }
@@ -89,6 +91,12 @@ async function run(op) {
     $("outcome").textContent = `error: ${err.message}`;
     $("outcome").classList.add("error");
     play.pressedAt = null;
+    if (err.status === 404 && play.id) {
+      // the server closed this world (idle, or too many open): start a fresh one
+      $("outcome").textContent += " — starting a new world";
+      play.id = null;
+      play.queued = () => send("/api/play", { task_id: page.task_id, variant: (play.state || {}).variant || "perturbed" });
+    }
   } finally {
     play.busy = false;
     const next = play.queued;
@@ -317,6 +325,11 @@ document.addEventListener("click", (ev) => {
   } else if (!box.hidden && ev.target.closest("#lightbox")) {
     box.hidden = true;
   }
+});
+
+// leaving the page frees its world at once (the server would close it when idle anyway)
+window.addEventListener("pagehide", () => {
+  if (play.id) fetch(`/api/play/${play.id}/close`, { method: "POST", headers: WRITE, body: "{}", keepalive: true });
 });
 
 start("perturbed");

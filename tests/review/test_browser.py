@@ -101,6 +101,13 @@ def test_a_rebuilt_task_shows_stale_verdicts(browser, server, project, tokens):
     ctx, alice = sign_in(browser, server.url, "alice", tokens["alice"])
     alice.goto(f"{server.url}/task/{task.id}")
     alice.wait_for_selector('#frame[data-seq="1"]', timeout=60_000)
+    # a world the server closed (idle, or too many open) is replaced at the next key press
+    old = alice.evaluate("play.id")
+    alice.evaluate("fetch(`/api/play/${play.id}/close`, {method: 'POST', headers: WRITE, body: '{}'})")
+    alice.keyboard.press("d")
+    alice.wait_for_function("old => play.id !== null && play.id !== old", arg=old, timeout=60_000)
+    assert alice.get_attribute("#frame", "data-step") == "0"
+    _press(alice, "d", 1)
     _verdict(alice, "accept")
     src = project / "tasks_src" / "city" / "oversized_mailbox.wa"
     text = src.read_text()
