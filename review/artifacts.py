@@ -22,6 +22,7 @@ import shutil
 import threading
 import traceback
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 
@@ -84,10 +85,17 @@ class Artifacts:
             with self._lock:
                 job = self._jobs.get(d)
                 if job is None or job.done():
-                    if self._pool is None:
-                        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"))
-                    self._jobs[d] = self._pool.submit(make_artifacts, str(bundle), str(self.build), str(d))
+                    try:
+                        self._jobs[d] = self._submit(bundle, d)
+                    except BrokenProcessPool:  # the worker died (killed, crashed): start a new one
+                        self._pool = None
+                        self._jobs[d] = self._submit(bundle, d)
         return "pending"
+
+    def _submit(self, bundle: Path, d: Path) -> Future:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"))
+        return self._pool.submit(make_artifacts, str(bundle), str(self.build), str(d))
 
     def wait(self, task_id: str, version_id: str, timeout: float | None = None) -> None:
         job = self._jobs.get(self.dir(task_id, version_id))
