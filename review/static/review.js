@@ -196,6 +196,8 @@ function verdictItem(v, stale) {
     const s = document.createElement("span"); s.className = "stale"; s.textContent = "stale"; li.append(s);
   }
   if (v.comment) li.append(` — ${v.comment}`);
+  const spent = Math.round(v.seconds_spent);
+  li.append(` · ${v.when}, ${Math.floor(spent / 60)}:${String(spent % 60).padStart(2, "0")} spent`);
   v.flagged.forEach((f) => {
     const img = document.createElement("img");
     img.src = `/api/flagged/${f.id}`; img.className = "thumb zoomable"; img.alt = f.label; img.dataset.caption = f.label;
