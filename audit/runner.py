@@ -427,6 +427,11 @@ def cmd_eval(args) -> int:
         raise UsageError("--judge openai needs --judge-model")
     if args.judge_prompt != "c4" and args.judge != "openai":
         raise UsageError(f"--judge-prompt {args.judge_prompt} applies to --judge openai")
+    only = args.task
+    if args.accepted_only:  # only task versions two reviewers accepted (`wac review export`)
+        from wac.review.export import accepted_only
+
+        only = accepted_only(args.build, args.accepted_only, only)
     t0 = time.perf_counter()
     import signal
 
@@ -436,7 +441,7 @@ def cmd_eval(args) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM stops a run like Ctrl-C
     try:
         statuses = run_eval(
-            args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(), fresh=args.fresh
+            args.build, run, config, jobs=jobs, only=only, progress=sys.stderr.isatty(), fresh=args.fresh
         )
     except KeyboardInterrupt:
         done = sum(1 for d in (run / "tasks").glob("*") if d.is_dir() and finished(d))
@@ -486,6 +491,7 @@ def register(subparsers) -> None:
     e.add_argument("-j", "--jobs", type=int, default=None, help="episodes in parallel (default 1)")
     e.add_argument("--task", action="append", help="only this task id (repeatable)")
     e.add_argument("--fresh", action="store_true", help="delete an existing run directory first")
+    e.add_argument("--accepted-only", metavar="FILE", help="only tasks accepted in this `wac review export`")
     e.add_argument(
         "--judge",
         choices=("keyword", "openai", "none"),

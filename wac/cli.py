@@ -287,6 +287,7 @@ def parser() -> argparse.ArgumentParser:
         "wac.audit.judge",
         "wac.audit.report",
         "wac.audit.hf_dataset",
+        "wac.review.commands",
     ):
         try:
             register = __import__(module, fromlist=["register"]).register

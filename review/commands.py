@@ -1,0 +1,160 @@
+"""`wac review`: serve the review app, add reviewers, export the accepted tasks.
+
+    wac review BUILD [--db review.sqlite] [--port 8765] [--host 127.0.0.1]
+    wac review add-reviewer NAME [--db review.sqlite] [--rotate]
+    wac review reviewers [--db review.sqlite]
+    wac review export BUILD [--db review.sqlite] [--out FILE] [--format json|csv]
+
+The first word after `review` picks the action; anything else is the build to serve.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from wac.errors import UsageError
+
+DEFAULT_DB = "review.sqlite"
+ACTIONS = ("add-reviewer", "reviewers", "export")
+
+
+def _store(db: str):
+    from .store import Store
+
+    return Store(db)
+
+
+def cmd_add_reviewer(args) -> int:
+    store = _store(args.db)
+    token = store.rotate_token(args.name) if args.rotate else store.add_reviewer(args.name)
+    print(token)
+    print(
+        f"wac: {'new token for' if args.rotate else 'added reviewer'} {args.name!r} in {args.db}; "
+        f"the token above is shown only now: give it to {args.name} to sign in",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_reviewers(args) -> int:
+    for r in _store(args.db).reviewers():
+        print(r.name)
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .export import write_export
+
+    build = Path(args.build)
+    if not Path(args.db).is_file():
+        raise UsageError(f"no review database at {args.db} (start one with `wac review add-reviewer`)")
+    line = write_export(build, _store(args.db), args.out, args.format)
+    print(f"wac: {line}" + (f" -> {args.out}" if args.out not in (None, "-") else ""), file=sys.stderr)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    try:
+        import uvicorn
+    except ImportError:
+        raise UsageError("`wac review` needs the review extra: pip install 'wac[review]'") from None
+    from .app import LOCAL_HOSTS, ReviewApp
+    from .play import PlayHub
+
+    build = Path(args.build)
+    store = _store(args.db)
+    if not store.reviewers():
+        print(
+            f"wac: no reviewers in {args.db} yet; add one with `wac review add-reviewer NAME --db {args.db}`",
+            file=sys.stderr,
+        )
+    cache = Path(args.cache) if args.cache else Path(args.db).with_suffix(".cache")
+    hub = PlayHub(width=args.width, height=args.height)
+    app = ReviewApp(build, store, cache, hub)
+    hosts = (
+        set(LOCAL_HOSTS)
+        | ({args.host} if args.host not in ("0.0.0.0", "::") else set())
+        | set(args.allow_host)
+    )
+    config = uvicorn.Config(
+        app.asgi(hosts), host=args.host, port=args.port, log_level="warning", access_log=False
+    )
+    server = uvicorn.Server(config)
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    print(f"wac: reviewing {build} at http://{shown}:{args.port}/  (Ctrl-C stops)", flush=True)
+    server.run()
+    return 0
+
+
+def _parser(action: str | None) -> argparse.ArgumentParser:
+    if action == "add-reviewer":
+        p = argparse.ArgumentParser(
+            prog="wac review add-reviewer", description="add a reviewer; prints their token"
+        )
+        p.add_argument("name")
+        p.add_argument("--rotate", action="store_true", help="give an existing reviewer a new token")
+        p.set_defaults(func=cmd_add_reviewer)
+    elif action == "reviewers":
+        p = argparse.ArgumentParser(prog="wac review reviewers", description="list the reviewers")
+        p.set_defaults(func=cmd_reviewers)
+    elif action == "export":
+        p = argparse.ArgumentParser(
+            prog="wac review export", description="write the accepted task versions (JSON or CSV)"
+        )
+        p.add_argument("build")
+        p.add_argument("--out", "-o", help="file to write (default: stdout); .csv writes CSV")
+        p.add_argument("--format", choices=("json", "csv"), help="default: from --out's suffix, else json")
+        p.set_defaults(func=cmd_export)
+    else:
+        p = argparse.ArgumentParser(
+            prog="wac review",
+            description="review the tasks of a build in the browser (also: "
+            "`wac review add-reviewer NAME`, `wac review reviewers`, `wac review export BUILD`)",
+        )
+        p.add_argument("build")
+        p.add_argument("--port", type=int, default=8765)
+        p.add_argument(
+            "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+        )
+        p.add_argument(
+            "--allow-host",
+            action="append",
+            default=[],
+            help="another Host name the app answers to (repeatable)",
+        )
+        p.add_argument(
+            "--cache", help="rendered context and evidence (default: the database path with .cache)"
+        )
+        p.add_argument("--width", type=int, default=640, help="frame width of the live world (default 640)")
+        p.add_argument("--height", type=int, default=480, help="frame height (default 480)")
+        p.set_defaults(func=cmd_serve)
+    p.add_argument("--db", default=DEFAULT_DB, help=f"the review database (default {DEFAULT_DB})")
+    return p
+
+
+def cmd_review(args) -> int:
+    argv = list(args.review_args)
+    action = argv[0] if argv and argv[0] in ACTIONS else None
+    rest = argv[1:] if action else argv
+    # options written before the action word reach the outer parser (argparse's REMAINDER)
+    rest += (["--db", args.review_db] if args.review_db else []) + (["--help"] if args.review_help else [])
+    p = _parser(action)
+    try:
+        sub = p.parse_args(rest)
+    except SystemExit as exc:
+        return int(exc.code or 0) if exc.code in (0, None) else 2
+    return int(sub.func(sub) or 0)
+
+
+def register(subparsers) -> None:
+    r = subparsers.add_parser(
+        "review",
+        help="review tasks in the browser with two-reviewer acceptance (wac review --help)",
+        add_help=False,
+    )
+    r.add_argument("-h", "--help", action="store_true", dest="review_help")
+    r.add_argument("--db", dest="review_db")
+    r.add_argument("review_args", nargs=argparse.REMAINDER)
+    r.set_defaults(func=cmd_review)

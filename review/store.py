@@ -1,0 +1,338 @@
+"""The review database: reviewers and their tokens, verdicts per task version, flagged frames.
+
+One SQLite file (`wac review --db FILE`), opened in WAL mode with a busy timeout so several
+server processes and command-line calls can write at once; every write is one `BEGIN IMMEDIATE`
+transaction.  The schema is versioned: `schema_version` holds the number of migrations applied,
+and `open` applies the missing ones in order (each in the transaction that records it), so a
+database made by an older wac is upgraded in place and one made by a newer wac is refused.
+
+Tokens are shown once, when a reviewer is added; the database keeps only their SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from wac.errors import UsageError, WacError
+
+VERDICTS = ("accept", "reject", "needs_change")
+
+# Each entry upgrades the schema by one version; never edit an applied one, append a new one.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE reviewers (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        token_sha256 TEXT NOT NULL UNIQUE,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE verdicts (
+        id INTEGER PRIMARY KEY,
+        task_id TEXT NOT NULL,
+        version_id TEXT NOT NULL,
+        reviewer_id INTEGER NOT NULL REFERENCES reviewers(id),
+        verdict TEXT NOT NULL CHECK (verdict IN ('accept', 'reject', 'needs_change')),
+        comment TEXT NOT NULL DEFAULT '',
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX verdicts_task ON verdicts(task_id, version_id);
+    """,
+    """
+    ALTER TABLE verdicts ADD COLUMN seconds_spent REAL NOT NULL DEFAULT 0;
+    CREATE TABLE flagged_frames (
+        id INTEGER PRIMARY KEY,
+        verdict_id INTEGER NOT NULL REFERENCES verdicts(id),
+        label TEXT NOT NULL,
+        meta TEXT NOT NULL DEFAULT '{}',
+        image BLOB
+    );
+    CREATE INDEX flagged_verdict ON flagged_frames(verdict_id);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(WacError):
+    """The review database cannot be used (newer schema, not a review database, bad input)."""
+
+
+class AuthError(WacError):
+    """A write came without a valid reviewer token."""
+
+
+@dataclass(frozen=True)
+class Reviewer:
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class FlaggedFrame:
+    label: str  # what the reviewer saw, e.g. "perturbed a3 (move forward 0.50 m)"
+    meta: dict  # variant, step, pose, the actions that reproduce it
+    image: bytes | None = None  # JPEG or PNG bytes
+
+
+@dataclass(frozen=True)
+class Verdict:
+    id: int
+    task_id: str
+    version_id: str
+    reviewer: str
+    verdict: str
+    comment: str
+    created_at: float
+    seconds_spent: float
+    flagged: tuple[dict, ...] = ()  # {id, label, meta} (images are read one by one)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Store:
+    """A connection-per-call view of one review database (safe to share between threads)."""
+
+    def __init__(self, path: str | Path, timeout_s: float = 10.0) -> None:
+        self.path = Path(path)
+        self.timeout_s = timeout_s
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"{self.path} is not a file")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.migrate()
+
+    # --- connections and migrations -------------------------------------------------------
+    def connect(self) -> sqlite3.Connection:
+        try:
+            con = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
+            con.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a review database: {exc}") from None
+        con.execute(f"PRAGMA busy_timeout={int(self.timeout_s * 1000)}")
+        con.execute("PRAGMA foreign_keys=ON")
+        con.row_factory = sqlite3.Row
+        return con
+
+    def version(self) -> int:
+        con = self.connect()
+        try:
+            return _version(con)
+        finally:
+            con.close()
+
+    def migrate(self) -> int:
+        """Apply the migrations this database lacks; return the schema version."""
+        con = self.connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then see it done
+            try:
+                con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+                have = _version(con)
+                if have > SCHEMA_VERSION:
+                    raise StoreError(
+                        f"{self.path} has review schema version {have}, newer than this wac "
+                        f"understands ({SCHEMA_VERSION}); upgrade wac"
+                    )
+                if have == 0 and _user_tables(con) - {"schema_version"}:
+                    raise StoreError(f"{self.path} is an SQLite database, but not a review database")
+                for n in range(have, SCHEMA_VERSION):
+                    for stmt in _statements(MIGRATIONS[n]):
+                        con.execute(stmt)
+                con.execute("DELETE FROM schema_version")
+                con.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            return SCHEMA_VERSION
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: {exc}") from None
+        finally:
+            con.close()
+
+    def _write(self, fn):
+        con = self.connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                out = fn(con)
+                con.execute("COMMIT")
+                return out
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        finally:
+            con.close()
+
+    def _read(self, sql: str, args: Iterable = ()) -> list[sqlite3.Row]:
+        con = self.connect()
+        try:
+            return con.execute(sql, tuple(args)).fetchall()
+        finally:
+            con.close()
+
+    # --- reviewers ---------------------------------------------------------------------------
+    def add_reviewer(self, name: str) -> str:
+        """Add a reviewer and return their new token (shown once; only its hash is kept)."""
+        name = name.strip()
+        if not name or len(name) > 64 or any(c in name for c in "\r\n\t"):
+            raise UsageError("a reviewer name is 1-64 characters on one line")
+        token = secrets.token_urlsafe(24)
+
+        def add(con):
+            try:
+                con.execute(
+                    "INSERT INTO reviewers (name, token_sha256, created_at) VALUES (?, ?, ?)",
+                    (name, token_hash(token), time.time()),
+                )
+            except sqlite3.IntegrityError:
+                raise UsageError(
+                    f"a reviewer named {name!r} already exists; pick another name "
+                    f"(or --rotate to give {name!r} a new token)"
+                ) from None
+
+        self._write(add)
+        return token
+
+    def rotate_token(self, name: str) -> str:
+        """Give an existing reviewer a new token; the old one stops working."""
+        token = secrets.token_urlsafe(24)
+
+        def rotate(con):
+            cur = con.execute(
+                "UPDATE reviewers SET token_sha256 = ? WHERE name = ?", (token_hash(token), name)
+            )
+            if cur.rowcount != 1:
+                raise UsageError(f"no reviewer named {name!r}")
+
+        self._write(rotate)
+        return token
+
+    def reviewers(self) -> list[Reviewer]:
+        return [
+            Reviewer(r["id"], r["name"]) for r in self._read("SELECT id, name FROM reviewers ORDER BY name")
+        ]
+
+    def authenticate(self, token: str | None) -> Reviewer:
+        """The reviewer holding `token`; AuthError when it is missing or unknown."""
+        if not token:
+            raise AuthError("sign in first: this needs a reviewer token")
+        rows = self._read("SELECT id, name FROM reviewers WHERE token_sha256 = ?", (token_hash(token),))
+        if not rows:
+            raise AuthError("unknown reviewer token")
+        return Reviewer(rows[0]["id"], rows[0]["name"])
+
+    # --- verdicts ----------------------------------------------------------------------------
+    def record(
+        self,
+        token: str | None,
+        task_id: str,
+        version_id: str,
+        verdict: str,
+        comment: str = "",
+        seconds_spent: float = 0.0,
+        flagged: Iterable[FlaggedFrame] = (),
+    ) -> Verdict:
+        """Record the verdict of the token's reviewer on one task version (their latest one counts)."""
+        reviewer = self.authenticate(token)
+        if verdict not in VERDICTS:
+            raise StoreError(f"verdict must be one of {', '.join(VERDICTS)}, got {verdict!r}")
+        if not task_id or not version_id:
+            raise StoreError("a verdict needs a task id and a version id")
+        seconds = max(0.0, min(float(seconds_spent), 7 * 24 * 3600.0))
+        now = time.time()
+        flagged = tuple(flagged)
+
+        def add(con):
+            cur = con.execute(
+                "INSERT INTO verdicts (task_id, version_id, reviewer_id, verdict, comment, created_at,"
+                " seconds_spent) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (task_id, version_id, reviewer.id, verdict, comment, now, seconds),
+            )
+            vid = cur.lastrowid
+            for f in flagged:
+                con.execute(
+                    "INSERT INTO flagged_frames (verdict_id, label, meta, image) VALUES (?, ?, ?, ?)",
+                    (vid, f.label, json.dumps(f.meta, sort_keys=True), f.image),
+                )
+            return vid
+
+        vid = self._write(add)
+        return self.verdict(vid)
+
+    def verdict(self, verdict_id: int) -> Verdict:
+        rows = self._verdict_rows("WHERE v.id = ?", (verdict_id,))
+        if not rows:
+            raise StoreError(f"no verdict {verdict_id}")
+        return rows[0]
+
+    def verdicts(self, task_id: str | None = None) -> list[Verdict]:
+        """Every verdict (of one task), oldest first, superseded ones included."""
+        if task_id is None:
+            return self._verdict_rows("", ())
+        return self._verdict_rows("WHERE v.task_id = ?", (task_id,))
+
+    def flagged_image(self, frame_id: int) -> bytes | None:
+        rows = self._read("SELECT image FROM flagged_frames WHERE id = ?", (frame_id,))
+        return rows[0]["image"] if rows else None
+
+    def _verdict_rows(self, where: str, args: tuple) -> list[Verdict]:
+        rows = self._read(
+            "SELECT v.id, v.task_id, v.version_id, r.name AS reviewer, v.verdict, v.comment, v.created_at,"
+            f" v.seconds_spent FROM verdicts v JOIN reviewers r ON r.id = v.reviewer_id {where}"
+            " ORDER BY v.created_at, v.id",
+            args,
+        )
+        flags: dict[int, list[dict]] = {}
+        if rows:
+            ids = [r["id"] for r in rows]
+            marks = ",".join("?" * len(ids))
+            for f in self._read(
+                f"SELECT id, verdict_id, label, meta FROM flagged_frames WHERE verdict_id IN ({marks})"
+                " ORDER BY id",
+                ids,
+            ):
+                flags.setdefault(f["verdict_id"], []).append(
+                    {"id": f["id"], "label": f["label"], "meta": json.loads(f["meta"])}
+                )
+        return [
+            Verdict(
+                r["id"],
+                r["task_id"],
+                r["version_id"],
+                r["reviewer"],
+                r["verdict"],
+                r["comment"],
+                r["created_at"],
+                r["seconds_spent"],
+                tuple(flags.get(r["id"], ())),
+            )
+            for r in rows
+        ]
+
+
+def _version(con: sqlite3.Connection) -> int:
+    if "schema_version" not in _user_tables(con):
+        return 0
+    row = con.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    return int(row[0] or 0)
+
+
+def _user_tables(con: sqlite3.Connection) -> set[str]:
+    return {
+        r[0]
+        for r in con.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    }
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
