@@ -5,7 +5,8 @@ their perturbed pose against the rest of the world, as the clean scene is (pass 
 
 * E536: such an object interpenetrates another one: a second, intersection defect beside the
   intended one (a crate moved into the fence, a spawned barrel inside a cart).  Operators
-  whose defect *is* the intersection (category `intersection`) are exempt.
+  whose defect *is* the intersection (category `intersection`) are exempt, and so are objects
+  the task declares the anomaly changes (`affects`).
 * E537: the anomaly puts its object outside the exploration bounds, where the auditor can
   neither go nor see it up close.
 """
@@ -87,6 +88,7 @@ def check_perturbed(built: Built, lowered: list[Lowered], span_of, diag: Collect
             for other in built.scene.objects:
                 if (
                     other.id in changed
+                    or other.id in low.affects  # a consequence the task declares (`affects`)
                     or not other.solid
                     or other.id in (o.support, o.attached_to)
                     or o.id in (other.support, other.attached_to)

@@ -34,6 +34,8 @@ _RULES = (
     (re.compile(rf"moved {_NUM} m of ({_NUM}) m"), r"moved <d> m of \1 m"),
     (re.compile(r" \((?:blocked|stopped at the edge of the area)\)"), ""),
     (re.compile(rf"; dropped {_NUM} m"), ""),
+    (re.compile(r"; respawned at the start"), ""),  # the view jumps back to the start: perceivable
+    (re.compile(r"frames: a(\d+)\.f1\.\.a\1\.f\d+ \(film\)"), r"frames: a\1.f1..<n> (film)"),
     (re.compile(rf"pos \(x={_NUM}, y={_NUM}\) yaw {_NUM} pitch {_NUM}"), "<pose>"),
     (re.compile(rf"heading {_NUM} deg|pitch {_NUM} deg"), "<angle>"),
     (re.compile(rf"sim \+{_NUM}s|t={_NUM} s"), "<time>"),

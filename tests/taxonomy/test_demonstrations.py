@@ -263,12 +263,12 @@ def test_improper_configuration_demo(env):
 
 
 def test_historical_demo(env):
-    """C.5 SeC-HI: a modern cola bottle stands on the table of an ancient tea house."""
+    """C.5 SeC-HI: a modern object (a flat-screen television) stands on a table of an ancient tea house."""
     c, p = env("historical_demo", "clean"), env("historical_demo")
-    assert "cola_1" not in c.world.objects
-    cola = p.world.get("cola_1")
-    assert cola.present and cola.spec.era == "modern" and p.task.scene.era != "modern"
-    assert cola.spec.support == "table_1"
+    assert "tv_1" not in c.world.objects
+    tv = p.world.get("tv_1")
+    assert tv.present and tv.spec.era == "modern" and p.task.scene.era != "modern"
+    assert tv.spec.support == "table_1"
 
 
 def test_every_demonstration_has_its_measurement():
