@@ -406,15 +406,15 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
     if any(e.mechanism == "through_walls" for e in an.effects):
         uses = [r for r in run.steps if r.action.action == "interact"]
         names = {_spec(task, t).name for t in an.targets if _spec(task, t) is not None}
-        for r in uses:
-            hit = [n for n in names if n and n in r.outcome]
-            if hit and "nothing" not in r.outcome and "cannot" not in r.outcome:
-                return Reading(
-                    "displacement_through",
-                    1.0,
-                    True,
-                    f"an interaction reached the {hit[0]} through what stands in front of it ('{r.outcome}')",
-                )
+        # interaction texts name no result (runtime/perception.py): read the target's state instead
+        states = {(tk.lit, tk.open_frac) for tk in run.ticks}
+        if uses and len(states) > 1:
+            return Reading(
+                "displacement_through",
+                1.0,
+                True,
+                f"an interaction reached the {', '.join(sorted(names))} through what stands in front of it",
+            )
         if uses:
             return Reading(
                 "displacement_through",
