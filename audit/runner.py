@@ -238,8 +238,12 @@ def run_eval(
     only: list[str] | None = None,
     progress: bool = False,
     fresh: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict]:
-    """Run every evaluation task of `build` into `run`, skipping finished ones; returns per-task status."""
+    """Run every evaluation task of `build` into `run`, skipping finished ones; returns per-task status.
+
+    `backend="ray"` runs the episodes as tasks of the Ray cluster at `address` (wac/backends.py)."""
     build, run = Path(build), Path(run)
     bundles = eval_bundles(build, only)
     if fresh and run.exists():
@@ -255,7 +259,11 @@ def run_eval(
 
         bar = tqdm(total=len(todo), unit="task", file=sys.stderr, leave=False, desc="eval")
     args = [(str(b), str(run / "tasks" / b.name), config, str(build)) for b in todo]
-    if jobs <= 1 or len(todo) <= 1:
+    if backend == "ray":
+        from wac.backends import ray_map
+
+        statuses += ray_map(_episode_job, args, address)
+    elif jobs <= 1 or len(todo) <= 1:
         for a in args:
             statuses.append(_episode_job(*a))
             if bar:
@@ -395,7 +403,15 @@ def cmd_eval(args) -> int:
         raise UsageError(f"--judge-prompt {args.judge_prompt} applies to --judge openai")
     t0 = time.perf_counter()
     statuses = run_eval(
-        args.build, run, config, jobs=jobs, only=args.task, progress=sys.stderr.isatty(), fresh=args.fresh
+        args.build,
+        run,
+        config,
+        jobs=jobs,
+        only=args.task,
+        progress=sys.stderr.isatty(),
+        fresh=args.fresh,
+        backend=args.backend,
+        address=args.address,
     )
     ran = [s for s in statuses if not s.get("skipped")]
     failed = [s for s in ran if not s["ok"]]
@@ -451,4 +467,7 @@ def register(subparsers) -> None:
         help="--judge openai: C.4 rules or the reference's",
     )
     _add_common(e)
+    from wac.backends import add_backend_args
+
+    add_backend_args(e)
     e.set_defaults(func=cmd_eval)
