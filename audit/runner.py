@@ -311,18 +311,7 @@ def _run_locked(build: Path, run: Path, config: RunConfig, bundles: list[Path], 
 
 # --- command line ------------------------------------------------------------------------------
 
-
-def _options(args) -> SessionOptions:
-    return SessionOptions(
-        example=not args.no_example and not args.no_hint,
-        hint=not args.no_hint,
-        budget_multiplier=args.budget_multiplier,
-        closer_start=args.closer_start,
-        observation=args.observation,
-        seed=args.seed,
-        width=args.width,
-        height=args.height,
-    )
+from .mcp_server import options_from  # noqa: E402 - the one reading of the session flags
 
 
 def _agent_options(args) -> tuple[tuple[str, str], ...]:
@@ -347,7 +336,7 @@ def _config(args) -> RunConfig:
         explorer=args.explorer,
         explore_s=args.explore_seconds,
         sample_s=args.sample_interval,
-        options=_options(args),
+        options=options_from(args),
         agent_options=_agent_options(args),
         protocol=args.protocol,
     )
