@@ -8,7 +8,7 @@ WAC    := $(VENV)/bin/wac
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,runtime,hf,inspect,review]'
+	$(PY) -m pip install -q -e '.[dev,runtime,hf,inspect,review,scale]'
 	touch $@
 
 run: $(VENV)/.installed

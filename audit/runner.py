@@ -252,8 +252,12 @@ def run_eval(
     only: list[str] | None = None,
     progress: bool = False,
     fresh: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict]:
-    """Run every evaluation task of `build` into `run`, skipping finished ones; returns per-task status."""
+    """Run every evaluation task of `build` into `run`, skipping finished ones; returns per-task status.
+
+    `backend="ray"` runs the episodes as tasks of the Ray cluster at `address` (wac/backends.py)."""
     build, run = Path(build), Path(run)
     bundles = eval_bundles(build, only)
     if fresh and run.exists() and not (run / "run.json").is_file():
@@ -263,10 +267,19 @@ def run_eval(
             for p in run.iterdir():
                 if p.name != LOCK_NAME:
                     shutil.rmtree(p) if p.is_dir() else p.unlink()
-        return _run_locked(build, run, config, bundles, jobs, progress)
+        return _run_locked(build, run, config, bundles, jobs, progress, backend, address)
 
 
-def _run_locked(build: Path, run: Path, config: RunConfig, bundles: list[Path], jobs: int, progress: bool):
+def _run_locked(
+    build: Path,
+    run: Path,
+    config: RunConfig,
+    bundles: list[Path],
+    jobs: int,
+    progress: bool,
+    backend: str = "local",
+    address: str | None = None,
+):
     start_run(run, build, config, bundles)
     for stale in (run / "tasks").glob("*.partial"):  # interrupted episodes: redone below
         shutil.rmtree(stale, ignore_errors=True)
@@ -279,7 +292,11 @@ def _run_locked(build: Path, run: Path, config: RunConfig, bundles: list[Path], 
         bar = tqdm(total=len(todo), unit="task", file=sys.stderr, leave=False, desc="eval")
     args = [(str(b), str(run / "tasks" / b.name), config, str(build)) for b in todo]
     try:
-        if jobs <= 1 or len(todo) <= 1:
+        if backend == "ray":
+            from wac.backends import ray_map
+
+            statuses += ray_map(_episode_job, args, address)
+        elif jobs <= 1 or len(todo) <= 1:
             for a in args:
                 statuses.append(_episode_job(*a))
                 if bar:
@@ -430,7 +447,15 @@ def cmd_eval(args) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM stops a run like Ctrl-C
     try:
         statuses = run_eval(
-            args.build, run, config, jobs=jobs, only=only, progress=sys.stderr.isatty(), fresh=args.fresh
+            args.build,
+            run,
+            config,
+            jobs=jobs,
+            only=only,
+            progress=sys.stderr.isatty(),
+            fresh=args.fresh,
+            backend=args.backend,
+            address=args.address,
         )
     except KeyboardInterrupt:
         done = sum(1 for d in (run / "tasks").glob("*") if d.is_dir() and finished(d))
@@ -496,4 +521,7 @@ def register(subparsers) -> None:
         help="--judge openai: C.4 rules or the reference's",
     )
     _add_common(e)
+    from wac.backends import add_backend_args
+
+    add_backend_args(e)
     e.set_defaults(func=cmd_eval)

@@ -23,7 +23,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 
-from wac.bundle.model import AgentContext, SelfCheckPlan
+from wac.bundle.model import AgentContext, PlanStep, SelfCheckPlan
 from wac.errors import BundleError, UsageError
 from wac.taxonomy.reference import same_category
 
@@ -420,6 +420,7 @@ class AuditSession(_Session):
         super().__init__(Path(out) if out else None, options, examples)
         base = options.budget_actions or task.exploration.budget_actions
         self.budget = max(1, round(base * options.budget_multiplier))
+        self.closer_steps = None  # the plan's remaining steps from a derived closer start
         start = self._closer_start(task) if options.closer_start else None
         record = self.out / "trajectory" if self.out else None
         self.env = WorldEnv(
@@ -464,6 +465,13 @@ class AuditSession(_Session):
             )
 
     def _closer_start(self, task) -> tuple[float, float, float, float]:
+        from wac.compiler.closer_start import read_closer_start
+
+        derived = read_closer_start(self.bundle, task.id)  # `wac derive closer-start`: 1/3 of the route
+        if derived is not None:
+            self.closer_steps = tuple(PlanStep.model_validate(s) for s in derived["steps"])
+            p = derived["pose"]
+            return (p["x"], p["y"], p["yaw_deg"], p["pitch_deg"])
         if self.plan is None:
             raise UsageError("closer start needs the bundle's selfcheck.json")
         vx, vy = self.plan.view_point

@@ -704,7 +704,12 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     jobs = args.jobs or min(len(bundles), os.cpu_count() or 1)
     t0 = time.perf_counter()
-    results = run_many(bundles, jobs, args.out, progress=sys.stderr.isatty() and not args.json)
+    if getattr(args, "backend", "local") == "ray":  # wac/backends.py: one Ray task per bundle
+        from wac.backends import ray_map
+
+        results = ray_map(_safe_check, [(str(b), args.out) for b in bundles], args.address)
+    else:
+        results = run_many(bundles, jobs, args.out, progress=sys.stderr.isatty() and not args.json)
     wall = time.perf_counter() - t0
     if args.json:
         print(
@@ -735,6 +740,9 @@ def register(subparsers) -> None:
     s.add_argument(
         "--out", metavar="DIR", help="write evidence frames (clean | perturbed) per task under DIR"
     )
+    from wac.backends import add_backend_args
+
+    add_backend_args(s)
     s.set_defaults(func=cmd_selfcheck)
     from .validate import register as register_validate
 

@@ -289,10 +289,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if not (Path(path) / "selfcheck.json").is_file() and not Path(path).name == "selfcheck.json":
             raise UsageError(f"{path}: not a bundle (a directory with task.json and selfcheck.json)")
     failed = 0
-    for path in args.bundles:
+    remote = None
+    if getattr(args, "backend", "local") == "ray":  # wac/backends.py: one Ray task per bundle
+        from wac.backends import ray_map
+
+        remote = ray_map(validate_bundle, [(p, examples, args.seed) for p in args.bundles], args.address)
+    for i, path in enumerate(args.bundles):
         print(f"validating {path} ({examples} examples, profile {args.profile})", file=sys.stderr)
-        res = validate_bundle(
-            path, examples, args.seed, log=(lambda m: print(m, file=sys.stderr)) if args.verbose else None
+        res = (
+            remote[i]
+            if remote is not None
+            else validate_bundle(
+                path, examples, args.seed, log=(lambda m: print(m, file=sys.stderr)) if args.verbose else None
+            )
         )
         if res.passed:
             print(
@@ -323,4 +332,7 @@ def register(subparsers) -> None:
     v.add_argument("--examples", type=int, help="number of variations to try (overrides --profile)")
     v.add_argument("--seed", type=int, help="randomise the search with this seed (default: deterministic)")
     v.add_argument("-v", "--verbose", action="store_true", help="print every variation tried")
+    from wac.backends import add_backend_args
+
+    add_backend_args(v)
     v.set_defaults(func=cmd_validate)

@@ -76,7 +76,10 @@ class OracleAgent:
     def _replay(self, session) -> tuple[list[str], str]:
         """Run the plan's actions; the refs of its captioned steps and the latest frame ref."""
         steps = list(session.plan.steps)
-        if session.options.closer_start:  # the start is already the exposing view point
+        derived = getattr(session, "closer_steps", None)
+        if session.options.closer_start and derived:  # `wac derive closer-start`: the rest of the route
+            steps = list(derived)
+        elif session.options.closer_start:  # the start is already the exposing view point
             first = next((i for i, s in enumerate(steps) if s.caption), 0)
             steps = steps[first:]
         current, captioned = "a0", []

@@ -1,0 +1,279 @@
+"""`wac derive multi`: the paper's multi-anomaly protocol (§6.2) as ordinary task files.
+
+For each anchor task (a shipped single-anomaly task) the derivation writes two- and
+three-anomaly variants, two configurations per condition: the anchor's own task block,
+marked `multi_anomaly yes`, with one or two more `anomaly` statements on distinct objects of
+the same scene.  Each extra anomaly is drawn, with a random generator seeded from the seed,
+the anchor and the configuration, from the operators applicable to an object (its operand is
+one object, the object meets the operator's `requires`); a draw is kept only when the whole
+derived task compiles, so every written task builds.  The anchor stays the first anomaly: the
+agent context gives the anchor's hint and example and the total number of anomalies.
+
+The same sources, anchors and seed give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from wac.compiler import nodes as N
+from wac.compiler.anomalies import REQUIRES
+from wac.compiler.assemble import build_world
+from wac.compiler.diagnostics import Collector
+from wac.compiler.layout import Layout, Materials
+from wac.compiler.resolve import Loader, discover
+from wac.errors import UsageError
+from wac.taxonomy.registry import OperatorSpec, registry
+
+CONDITIONS = (2, 3)  # anomalies per derived task
+CONFIGS = 2  # configurations per anchor per condition
+ANCHORS_PER_ENVIRONMENT = 3
+MAX_TRIES = 60  # compile attempts per configuration before giving up on the anchor
+
+# a value of each parameter type the derivation fills in (required parameters only)
+VALUES = {
+    "length": 0.4,
+    "scale": "2.5",
+    "color": '"#d0101a"',
+    "vec2": "(2.5, 0)",
+    "angle": "35 deg",
+    "mass": "0.1 kg",
+    "material": "glass",
+}
+SKIPPED_PARAMS = {"object", "part", "prefab"}  # need a second name: not drawn
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    name: str  # the derived task's name (and file stem)
+    anchor: str
+    count: int  # anomalies in the task, the anchor's included
+    config: int
+    extras: tuple[str, ...]  # the added `anomaly …` statements
+    text: str  # the whole task file
+
+
+@dataclass(frozen=True, slots=True)
+class _Anchor:
+    task: N.TaskDecl
+    path: Path
+    lines: list[str]
+
+
+def _statement(spec: OperatorSpec, obj: str) -> str | None:
+    """An `anomaly` statement of `spec` on `obj`, or None when the operator needs more than an object."""
+    if spec.operand != "object":
+        return None
+    words = [f"anomaly {spec.name} {obj}"]
+    for p in spec.params:
+        if not p.required:
+            continue
+        if p.type in SKIPPED_PARAMS:
+            return None
+        if p.type == "length":
+            lo, hi = p.min if p.min is not None else 0.0, p.max if p.max is not None else 10.0
+            v = min(max(VALUES["length"], lo), hi)
+            words.append(f"{p.name} {v:g} m")
+        elif p.type == "enum" or p.choices:
+            words.append(f"{p.name} {p.choices[0]}")
+        elif p.type in VALUES:
+            words.append(f"{p.name} {VALUES[p.type]}")
+        else:
+            return None
+    if "static" not in spec.triggers:
+        if "contact" in spec.triggers:
+            words.append("when contact")
+        elif "distance" in spec.triggers:
+            words.append("when beyond 8 m")
+        elif "temporal" in spec.triggers:
+            words.append("when revisit")
+        else:
+            return None
+    return " ".join(words)
+
+
+def _applicable(spec: OperatorSpec, obj) -> bool:
+    for req in spec.requires:
+        if req == "nonsolid":
+            if obj.solid:
+                return False
+        elif req in REQUIRES and not REQUIRES[req][0](obj):
+            return False
+    return True
+
+
+def candidates(anchor: _Anchor, loader: Loader) -> list[tuple[str, str]]:
+    """(object, statement) pairs applicable to the anchor's scene objects, in a fixed order."""
+    diag = Collector()
+    vis = loader.visible(anchor.path, diag)
+    scene_decl, _ = vis.scenes[anchor.task.scene]
+    layout = Layout(loader, vis, diag, Materials(vis.materials, diag))
+    built = build_world(anchor.task, scene_decl, layout, diag)
+    if built is None or diag:
+        raise UsageError(f"anchor `{anchor.task.name}` does not build; run `wac build` on it first")
+    taken = {n.text for a in anchor.task.body.anomalies for n in a.operand}
+    ops = [s for s in registry().operators if s.operand == "object"]
+    out = []
+    for oid in sorted(built.objects):
+        obj = built.objects[oid]
+        if oid in taken or oid in built.task_local:
+            continue
+        for spec in ops:
+            stmt = _statement(spec, oid)
+            if stmt is not None and _applicable(spec, obj):
+                out.append((oid, stmt))
+    return out
+
+
+def _rng(seed: int, *parts) -> random.Random:
+    digest = hashlib.sha256(":".join(str(p) for p in (seed, *parts)).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _task_text(anchor: _Anchor, name: str, extras: tuple[str, ...], out_dir: Path, header: str) -> str:
+    src = anchor.path.read_text(encoding="utf-8").splitlines()
+    imports = []
+    for line in src:
+        m = re.match(r'\s*import\s+"([^"]+)"', line)
+        if m:
+            target = (anchor.path.parent / m.group(1)).resolve()
+            rel = os.path.relpath(target, out_dir.resolve()).replace(os.sep, "/")
+            imports.append(f'import "{rel}"')
+    t = anchor.task.span
+    block = src[t.line - 1 : t.end_line]
+    first = re.sub(r"^(\s*task\s+)\w+", lambda m: m.group(1) + name, block[0], count=1)
+    body = block[1:-1]
+    indent = next((re.match(r"\s*", b).group(0) for b in body if b.strip()), "    ")
+    if not any(re.match(r"\s*multi_anomaly\b", b) for b in body):
+        body = [f"{indent}multi_anomaly yes", *body]
+    closing = block[-1]
+    lines = [header, *imports, "", first, *body, *(indent + e for e in extras), closing]
+    return "\n".join(lines) + "\n"
+
+
+def _find_anchors(names: list[str], sources: list[Path], loader: Loader) -> list[_Anchor]:
+    found: dict[str, _Anchor] = {}
+    for path in discover(sources):
+        module = loader.load(path)
+        if module is None:
+            continue
+        for task in module.tasks:
+            if task.name in names and task.name not in found:
+                found[task.name] = _Anchor(task, path, [])
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise UsageError(f"no such anchor task(s) in the sources: {', '.join(missing)}")
+    for n, a in found.items():
+        if len(a.task.body.anomalies) != 1:
+            raise UsageError(f"anchor `{n}` must have exactly one anomaly")
+    return [found[n] for n in names]
+
+
+def _compiles(text: str, stem: str, out_dir: Path, loader: Loader) -> bool:
+    from wac.compiler.pipeline import compile_file
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir / f".derive-{stem}.wa"
+    tmp.write_text(text, encoding="utf-8")
+    try:
+        res = compile_file(tmp, loader)
+    finally:
+        tmp.unlink(missing_ok=True)
+        loader.modules.pop(tmp.resolve(), None)
+        loader.failed.pop(tmp.resolve(), None)
+        loader._visible.pop(tmp.resolve(), None)
+    return not res.diagnostics and all(files is not None for _, _, files, _ in res.tasks)
+
+
+def derive_multi(
+    anchors: list[str], sources: list[Path], root: Path, out_dir: Path, seed: int, say=None
+) -> list[Derived]:
+    """The derived tasks for `anchors` (task names in `sources`); nothing is written here."""
+    if not anchors:
+        raise UsageError("no anchors given")
+    loader = Loader(root=root)
+    made: list[Derived] = []
+    attempt = 0
+    for anchor in _find_anchors(anchors, sources, loader):
+        pool = candidates(anchor, loader)
+        seen: set[frozenset] = set()
+        for count in CONDITIONS:
+            for config in range(1, CONFIGS + 1):
+                rng = _rng(seed, anchor.task.name, count, config)
+                order = pool[:]
+                rng.shuffle(order)
+                chosen: list[tuple[str, str]] = []
+                tries = 0
+                for oid, stmt in order:
+                    if len(chosen) == count - 1 or tries >= MAX_TRIES:
+                        break
+                    if any(oid == c[0] for c in chosen):
+                        continue
+                    trial = (*chosen, (oid, stmt))
+                    if len(trial) == count - 1 and frozenset(trial) in seen:
+                        continue  # the other configuration already has this draw
+                    name = f"{anchor.task.name}_m{count}_c{config}"
+                    header = (
+                        f"# Derived by `wac derive multi --seed {seed}` from `{anchor.task.name}`: "
+                        f"{count} anomalies, configuration {config}. Do not edit."
+                    )
+                    text = _task_text(anchor, name, tuple(s for _, s in trial), out_dir, header)
+                    tries += 1
+                    attempt += 1
+                    if _compiles(text, f"{attempt}", out_dir, loader):
+                        chosen.append((oid, stmt))
+                if len(chosen) != count - 1:
+                    raise UsageError(
+                        f"anchor `{anchor.task.name}`: no {count}-anomaly configuration builds "
+                        f"within {MAX_TRIES} draws; pick another anchor"
+                    )
+                seen.add(frozenset(chosen))
+                extras = tuple(s for _, s in chosen)
+                text = _task_text(anchor, name, extras, out_dir, header)
+                made.append(Derived(name, anchor.task.name, count, config, extras, text))
+                if say:
+                    say(f"{name}: {'; '.join(extras)}")
+    return made
+
+
+def default_anchors(index: list[dict], seed: int, per_env: int = ANCHORS_PER_ENVIRONMENT) -> list[str]:
+    """`per_env` single-anomaly evaluation tasks of each environment (a scene without one is its own),
+    of distinct categories where the environment has enough, drawn with the seed."""
+    envs: dict[str, list[dict]] = {}
+    for e in index:
+        if e.get("anomalies", 1) == 1 and not e.get("example"):
+            envs.setdefault(e.get("environment") or e["scene"], []).append(e)
+    out: list[str] = []
+    for env in sorted(envs):
+        tasks = sorted(envs[env], key=lambda e: e["id"])
+        _rng(seed, "anchors", env).shuffle(tasks)
+        picked: list[dict] = []
+        for e in tasks:  # distinct categories first
+            if len(picked) < per_env and all(p["category"] != e["category"] for p in picked):
+                picked.append(e)
+        for e in tasks:
+            if len(picked) < per_env and e not in picked:
+                picked.append(e)
+        out += sorted(p["id"] for p in picked)
+    return out
+
+
+def write_derived(made: list[Derived], out_dir: Path) -> list[Path]:
+    """Write the derived task files (only those that differ), and remove stale derived ones."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    keep = {f"{d.name}.wa" for d in made}
+    for d in made:
+        p = out_dir / f"{d.name}.wa"
+        if not p.is_file() or p.read_text(encoding="utf-8") != d.text:
+            p.write_text(d.text, encoding="utf-8")
+        written.append(p)
+    for p in sorted(out_dir.glob("*.wa")):
+        if p.name not in keep and p.read_text(encoding="utf-8").startswith("# Derived by `wac derive multi"):
+            p.unlink()
+    return written

@@ -1,0 +1,90 @@
+"""`wac derive multi` and `wac derive closer-start`: the paper's derived task sets (§5, §6.2)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from wac.errors import UsageError
+
+
+def _anchor_names(args) -> list[str] | None:
+    names: list[str] = []
+    if args.anchors:
+        names += [a.strip() for a in args.anchors.split(",") if a.strip()]
+    if args.anchors_file:
+        p = Path(args.anchors_file)
+        if not p.is_file():
+            raise UsageError(f"no such anchors file: {p}")
+        for line in p.read_text(encoding="utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                names.append(line)
+    return list(dict.fromkeys(names)) or None
+
+
+def cmd_multi(args) -> int:
+    from wac.compiler.derive import default_anchors, derive_multi, write_derived
+    from wac.compiler.pipeline import compile_project
+
+    sources = [Path(s) for s in args.sources]
+    for s in sources:
+        if not s.exists():
+            raise UsageError(f"no such file or directory: {s}")
+    root = Path(args.root).resolve() if args.root else Path.cwd().resolve()
+    out = Path(args.output)
+    if not out.resolve().is_relative_to(root):
+        raise UsageError(
+            f"{out} is outside the project root {root}: derived tasks import the anchors' scenes"
+        )
+    names = _anchor_names(args)
+    if names is None:
+        from wac.compiler.resolve import discover
+
+        derived_dir = out.resolve()
+        files = [p for p in discover(sources) if not p.is_relative_to(derived_dir)]
+        result = compile_project(files, root, out=None, jobs=1)
+        if not result.ok:
+            raise UsageError("the sources do not build; fix them (`wac check`) before deriving")
+        names = default_anchors(result.index, args.seed)
+    say = None if args.quiet else (lambda m: print(m, file=sys.stderr))
+    made = derive_multi(names, sources, root, out, args.seed, say)
+    paths = write_derived(made, out)
+    print(f"wac: derived {len(paths)} task(s) from {len(names)} anchor(s) into {out} (seed {args.seed})")
+    return 0
+
+
+def cmd_closer_start(args) -> int:
+    from wac.compiler.closer_start import write_closer_starts
+
+    build = Path(args.build)
+    path = write_closer_starts(build)
+    print(f"wac: closer starts written to {path}")
+    return 0
+
+
+def register(subparsers) -> None:
+    d = subparsers.add_parser("derive", help="derive task sets: multi-anomaly variants, closer starts")
+    sub = d.add_subparsers(dest="derive_command", required=True, metavar="KIND")
+
+    m = sub.add_parser(
+        "multi",
+        help="two- and three-anomaly variants of anchor tasks (the paper's §6.2), as task files",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    m.add_argument("sources", nargs="*", default=["tasks_src"], metavar="SRC", help="default tasks_src/")
+    m.add_argument("--anchors", help="comma-separated anchor task names (default: 3 per environment)")
+    m.add_argument("--anchors-file", help="a file of anchor task names, one a line (# comments)")
+    m.add_argument("--seed", type=int, default=0, help="the derivation's seed (default 0)")
+    m.add_argument("-o", "--output", default="tasks_src/multi/derived", help="where the task files go")
+    m.add_argument("--root", help="project root (default: the current directory)")
+    m.add_argument("-q", "--quiet", action="store_true", help="do not list the drawn anomalies")
+    m.set_defaults(func=cmd_multi)
+
+    c = sub.add_parser(
+        "closer-start",
+        help="start poses at one third of the route distance to the target (the paper's §5 ablation)",
+    )
+    c.add_argument("build", metavar="BUILD", help="a build directory; writes BUILD/closer_start.json")
+    c.set_defaults(func=cmd_closer_start)

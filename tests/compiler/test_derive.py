@@ -1,0 +1,110 @@
+"""`wac derive multi`: multi-anomaly variants of anchor tasks that build, reproducibly from the seed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from wac.cli import main
+from wac.compiler.derive import CONDITIONS, CONFIGS, default_anchors, derive_multi, write_derived
+from wac.compiler.pipeline import compile_project
+
+ROOT = Path(__file__).resolve().parents[2]
+ANCHORS = ["market_floating_sacks", "living_door_closes_itself"]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """A project with the shipped scenes and two anchor tasks."""
+    root = tmp_path_factory.mktemp("derive")
+    shutil.copytree(ROOT / "tasks_src" / "scenes", root / "tasks_src" / "scenes")
+    for sub, name in (("market", "floating_sacks.wa"), ("living", "door_closes_itself.wa")):
+        (root / "tasks_src" / sub).mkdir(parents=True)
+        shutil.copy(ROOT / "tasks_src" / sub / name, root / "tasks_src" / sub / name)
+    return root
+
+
+@pytest.fixture(scope="module")
+def derived(project):
+    out = project / "tasks_src" / "multi" / "derived"
+    made = derive_multi(ANCHORS, [project / "tasks_src"], project, out, seed=7)
+    write_derived(made, out)
+    return made, out
+
+
+def test_two_and_three_anomaly_variants_two_configurations_each(derived):
+    made, _ = derived
+    assert len(made) == len(ANCHORS) * len(CONDITIONS) * CONFIGS
+    for anchor in ANCHORS:
+        mine = [d for d in made if d.anchor == anchor]
+        for count in CONDITIONS:
+            configs = [d for d in mine if d.count == count]
+            assert len(configs) == CONFIGS
+            assert all(len(d.extras) == count - 1 for d in configs)
+            assert len({frozenset(d.extras) for d in configs}) == CONFIGS  # the two draws differ
+
+
+def test_extras_sit_on_distinct_objects_other_than_the_anchors(derived):
+    made, _ = derived
+    anchor_target = {"market_floating_sacks": "sack_2", "living_door_closes_itself": "door_1"}
+    for d in made:
+        targets = [e.split()[2] for e in d.extras]
+        assert len(set(targets)) == len(targets)
+        assert anchor_target[d.anchor] not in targets
+
+
+def test_every_derived_task_builds_with_the_anchor_first(derived, project, tmp_path):
+    made, out = derived
+    res = compile_project([out], project, out=tmp_path / "build", jobs=1)
+    assert res.ok, [d.render() for d in res.diagnostics]
+    by_id = {e["id"]: e for e in res.index}
+    for d in made:
+        e = by_id[d.name]
+        assert e["anomalies"] == d.count
+        assert e["operator"] == ("float" if d.anchor == "market_floating_sacks" else "autoclose")
+        ctx = json.loads((tmp_path / "build" / d.name / "agent" / "context.json").read_text())
+        assert ctx["anomaly_count"] == d.count
+        assert ctx["example"] == e["category"]  # only the anchor's type and example reach the agent
+
+
+def test_same_seed_same_bytes_other_seed_other_draws(derived, project, tmp_path):
+    made, out = derived
+    again = derive_multi(ANCHORS, [project / "tasks_src"], project, out, seed=7)
+    assert [d.text for d in again] == [d.text for d in made]
+    assert all((out / f"{d.name}.wa").read_text() == d.text for d in made)
+    other = derive_multi(ANCHORS, [project / "tasks_src"], project, out, seed=8)
+    assert [d.extras for d in other] != [d.extras for d in made]
+
+
+def test_default_anchors_three_per_environment_distinct_categories():
+    index = [
+        {"id": f"{env}_{i}", "scene": env, "environment": None, "category": f"c{i % 4}", "anomalies": 1}
+        for env in ("a", "b")
+        for i in range(8)
+    ]
+    index.append({"id": "a_multi", "scene": "a", "category": "c0", "anomalies": 2})
+    picked = default_anchors(index, seed=3)
+    assert picked == default_anchors(index, seed=3)
+    for env in ("a", "b"):
+        mine = [p for p in picked if p.startswith(env + "_")]
+        assert len(mine) == 3
+        assert len({int(p.rsplit("_", 1)[1]) % 4 for p in mine}) == 3
+    assert "a_multi" not in picked
+
+
+def test_environment_groups_scenes(capsys):
+    index = [
+        {"id": f"{s}_{i}", "scene": s, "environment": "house", "category": f"c{i}", "anomalies": 1}
+        for s in ("kitchen", "hall")
+        for i in range(3)
+    ]
+    assert len(default_anchors(index, seed=0)) == 3  # one environment of two scenes
+
+
+def test_unknown_anchor_is_a_usage_error(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    assert main(["derive", "multi", "tasks_src", "--anchors", "no_such_task", "--seed", "1"]) == 2
+    assert "no such anchor task(s) in the sources: no_such_task" in capsys.readouterr().err

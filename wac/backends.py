@@ -1,0 +1,60 @@
+"""Where per-bundle work runs: the local process pool (default) or an existing Ray cluster.
+
+`wac selfcheck`, `wac validate` and `wac eval` take `--backend ray [--address ADDR]`: each
+bundle's job becomes one Ray task (one CPU), results come back in input order, exactly the
+values the local run computes.  The cluster's workers must see the build (and run) directories
+at the same paths (a shared file system) and have wac installed (`pip install 'wac[scale]'`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+
+from wac.errors import UsageError
+
+BACKENDS = ("local", "ray")
+
+
+def add_backend_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="where the bundles run: local processes (default) or an existing Ray cluster",
+    )
+    p.add_argument(
+        "--address",
+        help="--backend ray: the cluster (e.g. ray://head:10001 or auto; default $RAY_ADDRESS, "
+        "else a Ray instance on this machine)",
+    )
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("--backend ray needs Ray: pip install 'wac[scale]'") from None
+    return ray
+
+
+def connect(address: str | None):
+    """The `ray` module, connected to the cluster at `address` (once per process)."""
+    ray = _ray()
+    if not ray.is_initialized():
+        try:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise UsageError(
+                f"cannot reach a Ray cluster at {address or 'the default address'}: {exc}"
+            ) from None
+    return ray
+
+
+def ray_map(fn: Callable, calls: Sequence[tuple], address: str | None = None) -> list:
+    """`fn(*args)` for each args tuple, as Ray tasks of one CPU each; results in input order."""
+    if not calls:
+        return []
+    ray = connect(address)
+    remote = ray.remote(num_cpus=1, max_retries=0)(fn)
+    return ray.get([remote.remote(*args) for args in calls])
