@@ -36,7 +36,7 @@ def _route(task: B.CompiledTask, plan: B.SelfCheckPlan) -> list[tuple]:
         if s.caption or s.action not in ("turn", "move"):
             break
         if s.action == "turn":
-            yaw += float(s.args.get("degrees", 0.0))
+            yaw -= float(s.args.get("degrees", 0.0))  # positive turns right (plan._turn)
         elif s.args.get("direction", "forward") != "forward":
             break
         else:

@@ -6,7 +6,8 @@ marked `multi_anomaly yes`, with one or two more `anomaly` statements on distinc
 the same scene.  Each extra anomaly is drawn, with a random generator seeded from the seed,
 the anchor and the configuration, from the operators applicable to an object (its operand is
 one object, the object meets the operator's `requires`); a draw is kept only when the whole
-derived task compiles, so every written task builds.  The anchor stays the first anomaly: the
+derived task compiles (and, from the command line, passes the self-check), so every written
+task builds and checks.  The anchor stays the first anomaly: the
 agent context gives the anchor's hint and example and the total number of anomalies.
 
 The same sources, anchors and seed give byte-identical files.
@@ -34,6 +35,7 @@ CONDITIONS = (2, 3)  # anomalies per derived task
 CONFIGS = 2  # configurations per anchor per condition
 ANCHORS_PER_ENVIRONMENT = 3
 MAX_TRIES = 60  # compile attempts per configuration before giving up on the anchor
+MAX_CHECKED = 6  # self-checks of full draws per configuration (each a few seconds)
 
 # a value of each parameter type the derivation fills in (required parameters only)
 VALUES = {
@@ -174,7 +176,22 @@ def _find_anchors(names: list[str], sources: list[Path], loader: Loader) -> list
     return [found[n] for n in names]
 
 
-def _compiles(text: str, stem: str, out_dir: Path, loader: Loader) -> bool:
+def selfcheck_passes(files: dict[str, bytes]) -> bool:
+    """Whether a compiled task's bundle passes `wac selfcheck` (every anomaly checked)."""
+    import tempfile
+
+    from wac.validation.selfcheck import _safe_check
+
+    with tempfile.TemporaryDirectory(prefix="wac-derive-") as tmp:
+        bundle = Path(tmp) / "bundle"
+        for name, data in files.items():
+            f = bundle / name
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_bytes(data)
+        return _safe_check(str(bundle), None).passed
+
+
+def _compiles(text: str, stem: str, out_dir: Path, loader: Loader, check=None) -> bool:
     from wac.compiler.pipeline import compile_file
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -187,79 +204,123 @@ def _compiles(text: str, stem: str, out_dir: Path, loader: Loader) -> bool:
         loader.modules.pop(tmp.resolve(), None)
         loader.failed.pop(tmp.resolve(), None)
         loader._visible.pop(tmp.resolve(), None)
-    return not res.diagnostics and all(files is not None for _, _, files, _ in res.tasks)
+    if res.diagnostics or any(files is None for _, _, files, _ in res.tasks):
+        return False
+    return check is None or all(check(files) for _, _, files, _ in res.tasks)
+
+
+def _derive_anchor(
+    anchor: _Anchor, loader: Loader, out_dir: Path, seed: int, check, say
+) -> list[Derived] | None:
+    """Both conditions and configurations of one anchor, or None when one of them finds no draw."""
+    pool = candidates(anchor, loader)
+    seen: set[frozenset] = set()
+    made: list[Derived] = []
+    for count in CONDITIONS:
+        for config in range(1, CONFIGS + 1):
+            rng = _rng(seed, anchor.task.name, count, config)
+            order = pool[:]
+            rng.shuffle(order)
+            name = f"{anchor.task.name}_m{count}_c{config}"
+            header = (
+                f"# Derived by `wac derive multi --seed {seed}` from `{anchor.task.name}`: "
+                f"{count} anomalies, configuration {config}. Do not edit."
+            )
+            chosen: list[tuple[str, str]] = []
+            tries = checked = 0
+            for oid, stmt in order:
+                if len(chosen) == count - 1 or tries >= MAX_TRIES or checked >= MAX_CHECKED:
+                    break
+                if any(oid == c[0] for c in chosen):
+                    continue
+                trial = (*chosen, (oid, stmt))
+                last = len(trial) == count - 1  # partial draws need only compile
+                if last and frozenset(trial) in seen:
+                    continue  # the other configuration already has this draw
+                text = _task_text(anchor, name, tuple(s for _, s in trial), out_dir, header)
+                tries += 1
+                checked += bool(last and check)
+                if _compiles(text, name, out_dir, loader, check if last else None):
+                    chosen.append((oid, stmt))
+            if len(chosen) != count - 1:
+                if say:
+                    say(f"{anchor.task.name}: no {count}-anomaly configuration {config} builds and checks")
+                return None
+            seen.add(frozenset(chosen))
+            extras = tuple(s for _, s in chosen)
+            text = _task_text(anchor, name, extras, out_dir, header)
+            made.append(Derived(name, anchor.task.name, count, config, extras, text))
+            if say:
+                say(f"{name}: {'; '.join(extras)}")
+    return made
 
 
 def derive_multi(
-    anchors: list[str], sources: list[Path], root: Path, out_dir: Path, seed: int, say=None
+    anchors: list[str], sources: list[Path], root: Path, out_dir: Path, seed: int, say=None, check=None
 ) -> list[Derived]:
-    """The derived tasks for `anchors` (task names in `sources`); nothing is written here."""
+    """The derived tasks for `anchors` (task names in `sources`); nothing is written here.
+
+    A draw is kept when the derived task compiles and, with `check` (e.g. `selfcheck_passes`),
+    when `check(bundle files)` holds.  An anchor without a draw for every configuration is an error."""
     if not anchors:
         raise UsageError("no anchors given")
     loader = Loader(root=root)
     made: list[Derived] = []
-    attempt = 0
     for anchor in _find_anchors(anchors, sources, loader):
-        pool = candidates(anchor, loader)
-        seen: set[frozenset] = set()
-        for count in CONDITIONS:
-            for config in range(1, CONFIGS + 1):
-                rng = _rng(seed, anchor.task.name, count, config)
-                order = pool[:]
-                rng.shuffle(order)
-                chosen: list[tuple[str, str]] = []
-                tries = 0
-                for oid, stmt in order:
-                    if len(chosen) == count - 1 or tries >= MAX_TRIES:
-                        break
-                    if any(oid == c[0] for c in chosen):
-                        continue
-                    trial = (*chosen, (oid, stmt))
-                    if len(trial) == count - 1 and frozenset(trial) in seen:
-                        continue  # the other configuration already has this draw
-                    name = f"{anchor.task.name}_m{count}_c{config}"
-                    header = (
-                        f"# Derived by `wac derive multi --seed {seed}` from `{anchor.task.name}`: "
-                        f"{count} anomalies, configuration {config}. Do not edit."
-                    )
-                    text = _task_text(anchor, name, tuple(s for _, s in trial), out_dir, header)
-                    tries += 1
-                    attempt += 1
-                    if _compiles(text, f"{attempt}", out_dir, loader):
-                        chosen.append((oid, stmt))
-                if len(chosen) != count - 1:
-                    raise UsageError(
-                        f"anchor `{anchor.task.name}`: no {count}-anomaly configuration builds "
-                        f"within {MAX_TRIES} draws; pick another anchor"
-                    )
-                seen.add(frozenset(chosen))
-                extras = tuple(s for _, s in chosen)
-                text = _task_text(anchor, name, extras, out_dir, header)
-                made.append(Derived(name, anchor.task.name, count, config, extras, text))
-                if say:
-                    say(f"{name}: {'; '.join(extras)}")
+        got = _derive_anchor(anchor, loader, out_dir, seed, check, say)
+        if got is None:
+            raise UsageError(
+                f"anchor `{anchor.task.name}`: some configuration finds no extra anomaly that builds "
+                f"(and self-checks) within {MAX_TRIES} draws; pick another anchor"
+            )
+        made += got
     return made
 
 
-def default_anchors(index: list[dict], seed: int, per_env: int = ANCHORS_PER_ENVIRONMENT) -> list[str]:
-    """`per_env` single-anomaly evaluation tasks of each environment (a scene without one is its own),
-    of distinct categories where the environment has enough, drawn with the seed."""
+def derive_default(
+    groups: list[list[str]],
+    sources: list[Path],
+    root: Path,
+    out_dir: Path,
+    seed: int,
+    per_env: int = ANCHORS_PER_ENVIRONMENT,
+    say=None,
+    check=None,
+) -> tuple[list[str], list[Derived]]:
+    """`per_env` anchors of each environment: each group's candidates in order, an anchor that finds
+    no draw for some configuration giving way to the next.  Returns the anchors used and the tasks."""
+    loader = Loader(root=root)
+    used: list[str] = []
+    made: list[Derived] = []
+    for group in groups:
+        got_here = 0
+        for anchor in _find_anchors(group, sources, loader):
+            if got_here == per_env:
+                break
+            got = _derive_anchor(anchor, loader, out_dir, seed, check, say)
+            if got is not None:
+                used.append(anchor.task.name)
+                made += got
+                got_here += 1
+    return used, made
+
+
+def default_anchors(index: list[dict], seed: int) -> list[list[str]]:
+    """Per environment (a scene without one is its own), its single-anomaly evaluation tasks as
+    anchor candidates, in the order the seed draws them with distinct categories first."""
     envs: dict[str, list[dict]] = {}
     for e in index:
         if e.get("anomalies", 1) == 1 and not e.get("example"):
             envs.setdefault(e.get("environment") or e["scene"], []).append(e)
-    out: list[str] = []
+    out: list[list[str]] = []
     for env in sorted(envs):
         tasks = sorted(envs[env], key=lambda e: e["id"])
         _rng(seed, "anchors", env).shuffle(tasks)
-        picked: list[dict] = []
-        for e in tasks:  # distinct categories first
-            if len(picked) < per_env and all(p["category"] != e["category"] for p in picked):
-                picked.append(e)
-        for e in tasks:
-            if len(picked) < per_env and e not in picked:
-                picked.append(e)
-        out += sorted(p["id"] for p in picked)
+        first: list[dict] = []
+        for e in tasks:  # one per category first, then the rest
+            if all(p["category"] != e["category"] for p in first):
+                first.append(e)
+        out.append([e["id"] for e in first] + [e["id"] for e in tasks if e not in first])
     return out
 
 

@@ -25,7 +25,7 @@ def _anchor_names(args) -> list[str] | None:
 
 
 def cmd_multi(args) -> int:
-    from wac.compiler.derive import default_anchors, derive_multi, write_derived
+    from wac.compiler.derive import default_anchors, derive_default, derive_multi, write_derived
     from wac.compiler.pipeline import compile_project
 
     sources = [Path(s) for s in args.sources]
@@ -38,6 +38,12 @@ def cmd_multi(args) -> int:
         raise UsageError(
             f"{out} is outside the project root {root}: derived tasks import the anchors' scenes"
         )
+    check = None
+    if not args.no_selfcheck:
+        from wac.compiler.derive import selfcheck_passes
+
+        check = selfcheck_passes
+    say = None if args.quiet else (lambda m: print(m, file=sys.stderr))
     names = _anchor_names(args)
     if names is None:
         from wac.compiler.resolve import discover
@@ -47,9 +53,18 @@ def cmd_multi(args) -> int:
         result = compile_project(files, root, out=None, jobs=1)
         if not result.ok:
             raise UsageError("the sources do not build; fix them (`wac check`) before deriving")
-        names = default_anchors(result.index, args.seed)
-    say = None if args.quiet else (lambda m: print(m, file=sys.stderr))
-    made = derive_multi(names, sources, root, out, args.seed, say)
+        groups = default_anchors(result.index, args.seed)
+        names, made = derive_default(groups, sources, root, out, args.seed, args.per_environment, say, check)
+        short = [
+            g[0].split("_")[0] for g in groups if len([n for n in names if n in g]) < args.per_environment
+        ]
+        if short:
+            print(
+                f"wac: fewer than {args.per_environment} anchors derive in: {', '.join(short)}",
+                file=sys.stderr,
+            )
+    else:
+        made = derive_multi(names, sources, root, out, args.seed, say, check)
     paths = write_derived(made, out)
     print(f"wac: derived {len(paths)} task(s) from {len(names)} anchor(s) into {out} (seed {args.seed})")
     return 0
@@ -76,9 +91,18 @@ def register(subparsers) -> None:
     m.add_argument("sources", nargs="*", default=["tasks_src"], metavar="SRC", help="default tasks_src/")
     m.add_argument("--anchors", help="comma-separated anchor task names (default: 3 per environment)")
     m.add_argument("--anchors-file", help="a file of anchor task names, one a line (# comments)")
+    m.add_argument(
+        "--per-environment", type=int, default=3, help="default anchors per environment (default 3)"
+    )
     m.add_argument("--seed", type=int, default=0, help="the derivation's seed (default 0)")
     m.add_argument("-o", "--output", default="tasks_src/multi/derived", help="where the task files go")
     m.add_argument("--root", help="project root (default: the current directory)")
+    m.add_argument(
+        "--no-selfcheck",
+        action="store_true",
+        help="keep draws that compile without self-checking them (faster; the default keeps only "
+        "draws whose task passes `wac selfcheck`)",
+    )
     m.add_argument("-q", "--quiet", action="store_true", help="do not list the drawn anomalies")
     m.set_defaults(func=cmd_multi)
 

@@ -11,6 +11,7 @@ import pytest
 from wac.cli import main
 from wac.compiler.derive import CONDITIONS, CONFIGS, default_anchors, derive_multi, write_derived
 from wac.compiler.pipeline import compile_project
+from wac.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 ANCHORS = ["market_floating_sacks", "living_door_closes_itself"]
@@ -79,20 +80,21 @@ def test_same_seed_same_bytes_other_seed_other_draws(derived, project, tmp_path)
     assert [d.extras for d in other] != [d.extras for d in made]
 
 
-def test_default_anchors_three_per_environment_distinct_categories():
+def test_default_anchor_candidates_per_environment_distinct_categories_first():
     index = [
         {"id": f"{env}_{i}", "scene": env, "environment": None, "category": f"c{i % 4}", "anomalies": 1}
         for env in ("a", "b")
         for i in range(8)
     ]
     index.append({"id": "a_multi", "scene": "a", "category": "c0", "anomalies": 2})
-    picked = default_anchors(index, seed=3)
-    assert picked == default_anchors(index, seed=3)
-    for env in ("a", "b"):
-        mine = [p for p in picked if p.startswith(env + "_")]
-        assert len(mine) == 3
-        assert len({int(p.rsplit("_", 1)[1]) % 4 for p in mine}) == 3
-    assert "a_multi" not in picked
+    groups = default_anchors(index, seed=3)
+    assert groups == default_anchors(index, seed=3)
+    assert len(groups) == 2
+    for env, group in zip(("a", "b"), groups, strict=True):
+        assert sorted(group) == sorted(f"{env}_{i}" for i in range(8))  # every candidate, in draw order
+        assert len({int(p.rsplit("_", 1)[1]) % 4 for p in group[:4]}) == 4  # distinct categories first
+    assert all("a_multi" not in g for g in groups)
+    assert default_anchors(index, seed=4) != groups
 
 
 def test_environment_groups_scenes(capsys):
@@ -101,10 +103,26 @@ def test_environment_groups_scenes(capsys):
         for s in ("kitchen", "hall")
         for i in range(3)
     ]
-    assert len(default_anchors(index, seed=0)) == 3  # one environment of two scenes
+    assert len(default_anchors(index, seed=0)) == 1  # one environment of two scenes
 
 
 def test_unknown_anchor_is_a_usage_error(project, capsys, monkeypatch):
     monkeypatch.chdir(project)
     assert main(["derive", "multi", "tasks_src", "--anchors", "no_such_task", "--seed", "1"]) == 2
     assert "no such anchor task(s) in the sources: no_such_task" in capsys.readouterr().err
+
+
+def test_a_draw_is_kept_only_when_the_check_passes(project, tmp_path):
+    out = project / "tasks_src" / "multi" / "checked"
+    seen: list[dict] = []
+
+    def check(files):
+        seen.append(json.loads(files["task.json"]))
+        return len(seen) % 2 == 0  # every other full draw fails its check
+
+    made = derive_multi(ANCHORS[:1], [project / "tasks_src"], project, out, seed=7, check=check)
+    assert len(made) == len(CONDITIONS) * CONFIGS
+    assert all(len(t["anomalies"]) in CONDITIONS for t in seen)  # only full draws are checked
+    assert len(seen) == 2 * len(made)
+    with pytest.raises(UsageError, match="pick another anchor"):
+        derive_multi(ANCHORS[:1], [project / "tasks_src"], project, out, seed=7, check=lambda f: False)
