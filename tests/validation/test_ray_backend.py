@@ -54,3 +54,30 @@ def test_ray_backend_gives_the_local_results(cluster, tmp_path, capsys):
 @pytest.mark.slow
 def test_ray_backend_twenty_tasks(cluster, tmp_path, capsys):
     _compare(TWENTY, tmp_path, capsys)
+
+
+def test_eval_and_validate_on_ray_match_local(cluster, tmp_path, capsys):
+    from wac.audit.judge import judge_run
+    from wac.audit.runner import RunConfig, run_eval
+    from wac.audit.session import SessionOptions
+
+    build = tmp_path / "build"
+    assert compile_project([ROOT / "tasks_src" / SMALL[0]], ROOT, out=build, jobs=1).ok
+    config = RunConfig(agent="oracle", options=SessionOptions(example=False, width=96, height=72))
+    judged = []
+    for backend in ("local", "ray"):
+        run = tmp_path / f"run_{backend}"
+        statuses = run_eval(build, run, config, backend=backend)
+        assert [s["ok"] for s in statuses] == [True]
+        judge_run(run, backend="keyword", jobs=1)
+        ep = run / "tasks" / "city_bin_pile"
+        j = json.loads((ep / "judgment.json").read_text())
+        j.pop("report_sha256")  # the report holds the tools' wall-time overhead, the only difference
+        judged.append((j, (ep / "bugs.jsonl").read_text()))
+    assert judged[0] == judged[1] and judged[0][0]["success"]
+    bundle = str(build / "city_bin_pile")
+    texts = []
+    for extra in ([], ["--backend", "ray"]):
+        assert main(["validate", bundle, "--examples", "2", *extra]) == 0
+        texts.append(capsys.readouterr().out.rsplit("(", 1)[0])  # drop the wall time
+    assert texts[0] == texts[1]
