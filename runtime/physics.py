@@ -32,6 +32,7 @@ DT = 1.0 / 120.0
 GRAVITY = -9.81
 AGENT_MASS = 70.0
 PUSH_FORCE_N = 250.0  # the most the agent leans on a dynamic object with, horizontally
+PUSH_HEIGHT_M = 1.0  # hands' height above the feet: where a push meets an object taller than that
 SHOVE_SPEED = (
     6.0  # m/s: the fastest a shove sends an object (hand speed of a hard shove); matters below ~0.4 kg
 )
@@ -733,11 +734,14 @@ class Physics:
             if want > allowed:  # it does not give way as fast as the agent walks: the agent is held up
                 vx, vy = vx - (want - allowed) * ux, vy - (want - allowed) * uy
             if pt[8] <= CONTACT_SLOP_M and want > give:
-                self._lean(st, body, ux, uy, give)
+                self._lean(st, body, ux, uy, give, pt[6], float(foot[2]))
         return vx, vy
 
-    def _lean(self, st: ObjectState, body: int, ux: float, uy: float, give: float) -> None:
-        """Push a dynamic object horizontally through its centre of mass for one step."""
+    def _lean(self, st: ObjectState, body: int, ux: float, uy: float, give: float, at, foot_z: float) -> None:
+        """Push a dynamic object horizontally for one step, where a hand meets it: at the contact
+        point raised to hip height (`PUSH_HEIGHT_M` above the feet, below the object's top, never
+        below its centre of mass), so a tall light object tips over as a pushed wheelie bin does
+        instead of sliding as if shoved through its centre."""
         p, c = self.p, self.cid
         mass = max(st.mass_kg, 1e-6)
         force = min(PUSH_FORCE_N, max(SHOVE_SPEED - give, 0.0) * mass / DT)
@@ -745,11 +749,12 @@ class Physics:
             return
         pos, q = p.getBasePositionAndOrientation(body, physicsClientId=c)
         com = np.asarray(pos) + _matrix(q) @ self.com.get(body, np.zeros(3))
+        top = p.getAABB(body, physicsClientId=c)[1][2]
+        z = max(float(com[2]), min(foot_z + PUSH_HEIGHT_M, top - 0.05))
+        point = [float(at[0]), float(at[1]), z]
         if not self._wake(body):
             return  # asleep until this step: the agent is held at the contact meanwhile
-        p.applyExternalForce(
-            body, -1, [force * ux, force * uy, 0.0], com.tolist(), p.WORLD_FRAME, physicsClientId=c
-        )
+        p.applyExternalForce(body, -1, [force * ux, force * uy, 0.0], point, p.WORLD_FRAME, physicsClientId=c)
 
     def set_agent_collision(self, oid: str, enabled: bool) -> None:
         """Let the agent pass through (or collide with) an object's solid bodies."""
