@@ -34,6 +34,7 @@ from wac.taxonomy.registry import OperatorSpec, registry
 CONDITIONS = (2, 3)  # anomalies per derived task
 CONFIGS = 2  # configurations per anchor per condition
 ANCHORS_PER_ENVIRONMENT = 3
+ENVIRONMENTS = 7  # the paper's §6.2: three anchors from each of seven environments
 MAX_TRIES = 60  # compile attempts per configuration before giving up on the anchor
 MAX_CHECKED = 6  # self-checks of full draws per configuration (each a few seconds)
 
@@ -286,22 +287,41 @@ def derive_default(
     per_env: int = ANCHORS_PER_ENVIRONMENT,
     say=None,
     check=None,
+    environments: int | None = ENVIRONMENTS,
 ) -> tuple[list[str], list[Derived]]:
-    """`per_env` anchors of each environment: each group's candidates in order, an anchor that finds
-    no draw for some configuration giving way to the next.  Returns the anchors used and the tasks."""
+    """`per_env` anchors from each of `environments` environments (all when None).
+
+    The environments are taken in an order drawn from the seed; within one, its candidates in
+    order, an anchor that finds no draw for some configuration giving way to the next.  An
+    environment where fewer than `per_env` anchors derive is left out (when `environments` is
+    given) and the next one is tried.  Returns the anchors used and the tasks."""
     loader = Loader(root=root)
+    order = list(groups)
+    if environments is not None:
+        _rng(seed, "environments").shuffle(order)
     used: list[str] = []
     made: list[Derived] = []
-    for group in groups:
-        got_here = 0
+    full = 0
+    for group in order:
+        if environments is not None and full == environments:
+            break
+        names: list[str] = []
+        tasks: list[Derived] = []
         for anchor in _find_anchors(group, sources, loader):
-            if got_here == per_env:
+            if len(names) == per_env:
                 break
             got = _derive_anchor(anchor, loader, out_dir, seed, check, say)
             if got is not None:
-                used.append(anchor.task.name)
-                made += got
-                got_here += 1
+                names.append(anchor.task.name)
+                tasks += got
+        if len(names) == per_env:
+            full += 1
+        elif environments is not None:
+            if say:
+                say(f"{group[0]}: only {len(names)} anchor(s) derive in this environment; it is left out")
+            continue
+        used += names
+        made += tasks
     return used, made
 
 

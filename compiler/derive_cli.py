@@ -54,15 +54,25 @@ def cmd_multi(args) -> int:
         if not result.ok:
             raise UsageError("the sources do not build; fix them (`wac check`) before deriving")
         groups = default_anchors(result.index, args.seed)
-        names, made = derive_default(groups, sources, root, out, args.seed, args.per_environment, say, check)
-        short = [
-            g[0].split("_")[0] for g in groups if len([n for n in names if n in g]) < args.per_environment
-        ]
-        if short:
+        envs = None if args.environments == 0 else args.environments
+        names, made = derive_default(
+            groups, sources, root, out, args.seed, args.per_environment, say, check, envs
+        )
+        got = len(names) // max(args.per_environment, 1)
+        if envs is not None and got < envs:
             print(
-                f"wac: fewer than {args.per_environment} anchors derive in: {', '.join(short)}",
+                f"wac: only {got} environment(s) give {args.per_environment} anchors that derive "
+                f"(asked for {envs})",
                 file=sys.stderr,
             )
+        elif envs is None:
+            short = [g[0] for g in groups if len([n for n in names if n in g]) < args.per_environment]
+            if short:
+                print(
+                    f"wac: fewer than {args.per_environment} anchors derive in the environments of: "
+                    f"{', '.join(short)}",
+                    file=sys.stderr,
+                )
     else:
         made = derive_multi(names, sources, root, out, args.seed, say, check)
     paths = write_derived(made, out)
@@ -89,10 +99,19 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     m.add_argument("sources", nargs="*", default=["tasks_src"], metavar="SRC", help="default tasks_src/")
-    m.add_argument("--anchors", help="comma-separated anchor task names (default: 3 per environment)")
+    m.add_argument(
+        "--anchors", help="comma-separated anchor task names (default: 3 from each of 7 environments)"
+    )
     m.add_argument("--anchors-file", help="a file of anchor task names, one a line (# comments)")
     m.add_argument(
         "--per-environment", type=int, default=3, help="default anchors per environment (default 3)"
+    )
+    m.add_argument(
+        "--environments",
+        type=int,
+        default=7,
+        help="environments the default anchors come from, drawn by the seed (default 7, the "
+        "paper's 21 anchors; 0: every environment)",
     )
     m.add_argument("--seed", type=int, default=0, help="the derivation's seed (default 0)")
     m.add_argument("-o", "--output", default="tasks_src/multi/derived", help="where the task files go")

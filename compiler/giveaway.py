@@ -230,3 +230,36 @@ def _first_pair(ws, names, terms) -> tuple[str, str] | None:
 
 
 _ADJACENT = {words(a) for a in ADJACENT}
+
+
+def find_new_names(
+    texts: Iterable[tuple[str, str, bool]], new: Iterable[tuple[str, str]], clean: Iterable[str]
+) -> list[Finding]:
+    """Sentences that name an object only the perturbed world has (`new`: (name or synonym, name
+    to report)) by a phrase no object of the clean scene is called (`clean`: names, synonyms,
+    prefab kinds): "the cola bottle" in a medieval market gives an anachronism away on its own."""
+    clean_phrases = set(_name_phrases((c, c) for c in clean))
+    names = {p: shown for p, shown in _name_phrases(new).items() if p not in clean_phrases}
+    found: list[Finding] = []
+    for where, text, whole in texts:
+        for sent in sentences(text, whole):
+            ws = words(sent)
+            hit = next((shown for p, shown in names.items() if _find(ws, p)), None)
+            if hit:
+                found.append(Finding(where, sent, hit, ""))
+    return found
+
+
+def find_terms(texts: Iterable[tuple[str, str, bool]], terms: Iterable[str]) -> list[Finding]:
+    """Sentences that use one of `terms` (other than the `GENERIC` ones) at all: a scene-wide
+    anomaly has no target to name, so its defect named alone gives it away ("strobing_daylight")."""
+    generic = {words(g) for g in GENERIC}
+    phrases = {p: raw for p, raw in _phrases(terms).items() if p not in generic}
+    found: list[Finding] = []
+    for where, text, whole in texts:
+        for sent in sentences(text, whole):
+            ws = words(sent)
+            hit = next((raw for p, raw in phrases.items() if _find(ws, p)), None)
+            if hit:
+                found.append(Finding(where, sent, "", hit))
+    return found

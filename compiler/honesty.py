@@ -5,9 +5,12 @@ auditor is told gives it away.
   `benign` — a deliberate oddity that evaluation excludes — cannot be scored.
 * E540: the scene description, the hint or an interactive object's name names a target
   together with a defect term of its category (`wac.compiler.giveaway`).
-* W541: the task id does the same.  Task ids reach the auditor (context.json, the bundle
+  An object only the faulty world has (spawned, anachronistic, extra) is given away by its name
+  alone when no clean object is called that.
+* W541: the task id does the same, or names a scene-wide anomaly's defect alone
+  (`meadow_strobing_daylight`).  Task ids reach the auditor (context.json, the bundle
   directory) unless the build is sealed, so this is a warning that `--strict` makes an error;
-  the shipped corpus names its tasks after their defects for people, not auditors.
+  the shipped corpus gives neutral ids and builds clean with `--strict`.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from wac.compiler import nodes as N
 from wac.compiler.anomalies import Lowered
 from wac.compiler.assemble import Built
 from wac.compiler.diagnostics import Collector
-from wac.compiler.giveaway import Finding, Target, find_giveaways, words
+from wac.compiler.giveaway import Finding, Target, find_giveaways, find_new_names, find_terms, words
 from wac.compiler.spans import Span
 from wac.taxonomy.registry import registry
 
@@ -86,12 +89,17 @@ def check_giveaway(
             (built.things[o.id] for o in built.scene.objects if o.name == name and o.id in built.things), None
         )
         texts.append(("an interactive object's name", name, True, decl.span if decl else task.span))
+    new, clean = _new_names(built, lowered)
     for where, text, whole, span in texts:
-        for f in find_giveaways([(where, text, whole)], targets):
+        found = find_giveaways([(where, text, whole)], targets) or find_new_names(
+            [(where, text, whole)], new, clean
+        )
+        for f in found:
             diag.error("E540", _message(f), span, _hint(f))
     if (built.task_settings or {}).get("example", {}).get("flag"):
         return  # a demonstration is named for its category and shown as such
-    found = find_giveaways([("the task id", task.name, True)], targets)
+    the_id = [("the task id", task.name, True)]
+    found = find_giveaways(the_id, targets) or find_new_names(the_id, new, clean)
     for f in found:
         diag.warn("W541", _message(f), _name_span(task), _hint(f))
     if found:
@@ -108,9 +116,30 @@ def check_giveaway(
                 "or seal the build",
             )
             return
+    reg = registry()
+    scene_wide = [
+        t
+        for low in lowered
+        if not low.targets
+        for t in low.spec.defect_terms + reg.category(low.category).defect_terms
+    ]
+    for f in find_terms(the_id, scene_wide)[:1]:  # a scene-wide anomaly (no target) named by its defect
+        diag.warn("W541", _message(f), _name_span(task), _hint(f))
+
+
+def _new_names(built: Built, lowered: list[Lowered]) -> tuple[list[tuple[str, str]], list[str]]:
+    """Names of the objects only the perturbed world has, and what the clean scene's objects are
+    called (names, synonyms, prefab kinds)."""
+    new = [(n, o.name) for low in lowered for o in low.new_objects for n in (o.name, *o.synonyms, o.id)]
+    clean = [n for o in built.objects.values() for n in (o.name, *o.synonyms, o.prefab or "", o.kind) if n]
+    return new, clean
 
 
 def _message(f: Finding) -> str:
+    if not f.term:
+        return f'{f.where} gives the anomaly away: "{f.sentence}" names {f.name}, which only the faulty world has'
+    if not f.name:
+        return f'{f.where} gives the anomaly away: "{f.sentence}" names the defect ({f.term}) of a scene-wide anomaly'
     return f'{f.where} gives the anomaly away: "{f.sentence}" names the target ({f.name}) and its defect ({f.term})'
 
 
@@ -123,6 +152,10 @@ _FIXES = {
 
 
 def _hint(f: Finding) -> str:
+    if not f.name:
+        return f"the auditor reads {f.where}: name the place, not what goes wrong in it"
+    if not f.term:
+        return f"the auditor reads {f.where}: leave out the {f.name}, which the clean scene does not have"
     return f"the auditor reads {f.where}: " + _FIXES[f.where].format(name=f.name)
 
 

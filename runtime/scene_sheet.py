@@ -2,7 +2,7 @@
 
     python -m wac.runtime.scene_sheet BUILD -o docs/contact_sheet.png [--columns 3]
 
-One task represents each scene (the first single-anomaly evaluation task by id, so the start
+One evaluation task represents each scene (the first single-anomaly one by id, so the start
 view is a task's real start); the images are the clean variant, so no anomaly shows.  `wac
 render BUNDLE...` makes the per-task sheet (clean | perturbed start views) instead.
 """
@@ -21,8 +21,9 @@ def scene_bundles(build: Path) -> list[tuple[str, Path]]:
     """(label, bundle) for each scene of the build, sorted by environment and scene."""
     index = json.loads((build / "index.json").read_text(encoding="utf-8"))["tasks"]
     by_scene: dict[str, dict] = {}
-    for e in sorted(index, key=lambda e: (e.get("example", False), e.get("anomalies", 1), e["id"])):
-        by_scene.setdefault(e["scene"], e)
+    for e in sorted(index, key=lambda e: (e.get("anomalies", 1), e["id"])):
+        if not e.get("example"):  # the demonstrations' small scenes are not part of the corpus
+            by_scene.setdefault(e["scene"], e)
     rows = sorted(by_scene.values(), key=lambda e: (e.get("environment") or e["scene"], e["scene"]))
     return [
         (f"{e.get('environment') or e['scene']} / {e['scene']} ({e['id']})", build / e["id"]) for e in rows

@@ -17,7 +17,7 @@ from wac.cli import main
 from wac.errors import BundleError
 from wac.runtime.env import load_task
 
-TASK = "city_bin_pile"
+TASK = "city_02"
 SMALL = SessionOptions(example=False, width=64, height=48)
 
 

@@ -28,8 +28,8 @@ def build(tmp_path_factory) -> Path:
 def test_session_starts_at_the_derived_pose_and_the_oracle_reaches_the_view(build):
     import json
 
-    derived = json.loads((build / FILE).read_text())["tasks"]["city_bin_pile"]
-    with AuditSession(build / "city_bin_pile", None, SessionOptions(closer_start=True, **SMALL)) as s:
+    derived = json.loads((build / FILE).read_text())["tasks"]["city_02"]
+    with AuditSession(build / "city_02", None, SessionOptions(closer_start=True, **SMALL)) as s:
         p = s.env.pose()
         assert math.hypot(p.x - derived["pose"]["x"], p.y - derived["pose"]["y"]) < 0.05
         assert abs(p.yaw_deg - derived["pose"]["yaw_deg"]) < 0.5

@@ -160,7 +160,7 @@ def _targets(task: dict) -> set[str]:
 )
 def test_no_example_shares_the_target_of_an_evaluation_task(built):
     """The example shown for a category must not answer a task of that category (e.g. the historical
-    example's "cola bottle" was market_cola_bottle's target): every example against every task."""
+    example's "cola bottle" was market_14's target): every example against every task."""
     demos, tasks = [], []
     for f in sorted(built.glob("*/task.json")):
         t = json.loads(f.read_text())

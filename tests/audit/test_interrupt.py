@@ -20,7 +20,7 @@ from wac.audit.runner import RunConfig, finished, run_eval
 from wac.audit.session import SessionOptions
 from wac.errors import UsageError
 
-TASKS = ["city_bin_pile", "meadow_floating_boulder", "market_floating_sacks", "city_cone_appears"]
+TASKS = ["city_02", "meadow_04", "market_03", "city_05"]
 SMALL = SessionOptions(example=False, width=64, height=48, budget_multiplier=0.1)
 ROUNDS = 10
 

@@ -489,7 +489,7 @@ def test_docs_list_the_condition_cues():
 # Rubric targets whose wording has no defect term of the taxonomy yet (taxonomy/operators.yaml:
 # delay, ignore_interaction, hide and scale lack "only after", "does nothing", "not drawn",
 # "distorted").  Shrink this set as the terms are added; it must never grow.
-KNOWN_TERM_GAPS = {"living_lamp_delay", "market_dead_door", "market_invisible_bench", "scale_demo"}
+KNOWN_TERM_GAPS = {"living_11", "market_01", "market_04", "scale_demo"}
 
 
 def test_every_shipped_rubric_target_satisfies_the_keyword_judge(built):

@@ -24,7 +24,7 @@ from wac.audit.tools import live_tools  # noqa: E402
 from wac.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-TASK = "city_bin_pile"
+TASK = "city_02"
 SMALL = dict(width=160, height=120)
 
 
@@ -233,7 +233,7 @@ def test_done_writes_the_report_with_the_flagged_bug(bundle, tmp_path):
 # --- sealed ground truth ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("task", [TASK, "city_drifting_bench"])
+@pytest.mark.parametrize("task", [TASK, "city_07"])
 def test_nothing_the_agent_reads_gives_the_ground_truth_away(built, tmp_path, monkeypatch, task):
     monkeypatch.setenv("WAC_CACHE_DIR", str(tmp_path / "cache"))
     bundle = built / task

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("mcp")
 
 ROOT = Path(__file__).resolve().parents[2]
-TASK = "city_bin_pile"
+TASK = "city_02"
 
 # A server whose `wait` takes 60 s of wall time: a signal sent during it arrives inside a tool call.
 SLOW_SERVER = """

@@ -151,16 +151,16 @@ def test_targets_from_objects_added_objects_effects_and_the_scene(built):
     def task(tid):
         return CompiledTask.model_validate_json((built / tid / "task.json").read_text())
 
-    t = anomaly_target(task("market_floating_sacks"), 0)
+    t = anomaly_target(task("market_03"), 0)
     assert t.source == "object" and t.point == pytest.approx((-4.9, 1.3, 0.365))
-    spawn = task("city_cone_appears")
+    spawn = task("city_05")
     obj = next(e.object for e in spawn.anomalies[0].effects if e.kind == "add_object")
     t = anomaly_target(spawn, 0)
     assert t.source == "object" and t.point[:2] == pytest.approx(tuple(obj.position[:2]), abs=1e-6)
-    wall = task("market_invisible_wall")
+    wall = task("market_05")
     t = anomaly_target(wall, 0)
     assert t.source == "effect" and t.point[:2] == pytest.approx((-3.0, -1.0)) and t.point[2] > 0
-    assert anomaly_target(task("meadow_strobing_daylight"), 0).source == "global"
+    assert anomaly_target(task("meadow_13"), 0).source == "global"
 
 
 # --- a run directory -------------------------------------------------------------------------------
@@ -251,9 +251,9 @@ def facing(target, distance=4.0):
 
 
 def multi_bundle(built: Path, dest: Path) -> Path:
-    """market_floating_sacks with a second, non-anchor anomaly: a multi-anomaly task."""
+    """market_03 with a second, non-anchor anomaly: a multi-anomaly task."""
     b = dest / "multi_sacks"
-    shutil.copytree(built / "market_floating_sacks", b)
+    shutil.copytree(built / "market_03", b)
     task = json.loads((b / "task.json").read_text())
     extra = {**task["anomalies"][0], "anchor": False}
     task.update(id="multi_sacks", anomalies=[task["anomalies"][0], extra])
@@ -274,35 +274,35 @@ def run_dir(built, tmp_path) -> Path:
     sacks = (-4.9, 1.3)
     write_episode(
         run,
-        "market_floating_sacks",
-        built / "market_floating_sacks",
+        "market_03",
+        built / "market_03",
         [facing(sacks), (-8.9, 1.3, 180, 0)],
         scores=[1],
         usage={"prompt_tokens": 1000, "completion_tokens": 100, "calls": 2},
     )
     write_episode(
         run,
-        "living_basket_vanishes",
-        built / "living_basket_vanishes",
+        "living_01",
+        built / "living_01",
         [(4.0, 0.0, -90.0, 0.0)] * 3,
         scores=[0],
     )
     write_episode(
-        run, "city_ghost_car", built / "city_ghost_car", [(0.0, -8.5, 90, 0)], judge_error="HTTP 500"
+        run, "city_10", built / "city_10", [(0.0, -8.5, 90, 0)], judge_error="HTTP 500"
     )
     write_episode(
-        run, "factory_drum_pile", built / "factory_drum_pile", [(0.0, -9.0, 90, 0)], episode_error="crash"
+        run, "factory_06", built / "factory_06", [(0.0, -9.0, 90, 0)], episode_error="crash"
     )
     write_episode(
-        run, "meadow_floating_boulder", built / "meadow_floating_boulder", [(0.0, -9.0, 90, 0)], scores=[1]
+        run, "meadow_04", built / "meadow_04", [(0.0, -9.0, 90, 0)], scores=[1]
     )
     write_episode(run, "multi_sacks", extra, [facing(sacks, 3.0)], scores=[1, 0])
     tasks = [
-        "market_floating_sacks",
-        "living_basket_vanishes",
-        "city_ghost_car",
-        "factory_drum_pile",
-        "meadow_floating_boulder",
+        "market_03",
+        "living_01",
+        "city_10",
+        "factory_06",
+        "meadow_04",
         "multi_sacks",
     ]
     (run / "run.json").write_text(
@@ -346,8 +346,8 @@ def test_run_metrics_aggregate_sr_and_keep_errors_apart(run_dir):
         scenes["historical"]["sr"] == 1.0 and scenes["indoor"]["sr"] == 0.0 and scenes["urban"]["sr"] == 0.0
     )
     rows = {r["task_id"]: r for r in m["tasks"]}
-    assert rows["city_ghost_car"]["status"] == "judge_error" and rows["city_ghost_car"]["success"] is None
-    assert rows["factory_drum_pile"]["status"] == "episode_error"
+    assert rows["city_10"]["status"] == "judge_error" and rows["city_10"]["success"] is None
+    assert rows["factory_06"]["status"] == "episode_error"
     assert s["tokens"] == {"prompt": 1000, "completion": 100, "tasks_reporting": 1, "mean_per_task": 1100.0}
     assert (
         s["actions_mean"] == pytest.approx((1 + 2 + 0 + 0 + 0 + 0) / 6, abs=1e-3) and s["actions_median"] == 0
@@ -357,13 +357,13 @@ def test_run_metrics_aggregate_sr_and_keep_errors_apart(run_dir):
 def test_run_metrics_coverage_and_multi_anomaly(run_dir):
     m = run_metrics(run_dir)
     rows = {r["task_id"]: r for r in m["tasks"]}
-    sacks = rows["market_floating_sacks"]["coverage"]
+    sacks = rows["market_03"]["coverage"]
     assert (
         sacks["covered"] and sacks["first_ref"] == "a0" and sacks["frames"] == 2 and sacks["exposure"] == 0.5
     )
-    assert sacks["limit_m"] == 14.0 and rows["living_basket_vanishes"]["coverage"]["covered"] is False
-    assert rows["living_basket_vanishes"]["coverage"]["limit_m"] == 7.0
-    assert rows["meadow_floating_boulder"]["coverage"]["limit_m"] == 16.0
+    assert sacks["limit_m"] == 14.0 and rows["living_01"]["coverage"]["covered"] is False
+    assert rows["living_01"]["coverage"]["limit_m"] == 7.0
+    assert rows["meadow_04"]["coverage"]["limit_m"] == 16.0
     assert len(rows["multi_sacks"]["anomaly_coverage"]) == 2
     s = m["summary"]
     assert s["coverage_known"] == 6 and s["judged_covered"] + s["judged_uncovered"] == 5
@@ -373,9 +373,9 @@ def test_run_metrics_coverage_and_multi_anomaly(run_dir):
 
 
 def test_stale_and_missing_judgments_count_as_unjudged(run_dir):
-    rep = run_dir / "tasks/market_floating_sacks/report.json"
+    rep = run_dir / "tasks/market_03/report.json"
     rep.write_text(rep.read_text().replace('"summary": ""', '"summary": "changed"'))
-    (run_dir / "tasks/meadow_floating_boulder/judgment.json").unlink()
+    (run_dir / "tasks/meadow_04/judgment.json").unlink()
     s = run_metrics(run_dir)["summary"]
     assert s["unjudged"] == 2 and s["judged"] == 2
 
@@ -398,14 +398,14 @@ def test_two_stage_coverage_reads_the_explorers_trajectory(built, tmp_path):
     run = tmp_path / "run"
     write_episode(
         run,
-        "market_floating_sacks",
-        built / "market_floating_sacks",
+        "market_03",
+        built / "market_03",
         [facing((-4.9, 1.3))],
         scores=[1],
         paradigm="two-stage",
     )
-    meta = {"format": "wac.run/1", "build": str(built), "tasks": ["market_floating_sacks"]}
-    row = task_metrics(run, meta, "market_floating_sacks")
+    meta = {"format": "wac.run/1", "build": str(built), "tasks": ["market_03"]}
+    row = task_metrics(run, meta, "market_03")
     assert row["coverage"]["covered"] and row["coverage"]["frames"] == 1
 
 
@@ -415,7 +415,7 @@ def test_a_real_episode(built, tmp_path):
     from wac.audit.session import AuditSession, SessionOptions
 
     run = tmp_path / "run"
-    tid = "market_floating_sacks"
+    tid = "market_03"
     opts = SessionOptions(example=False, width=160, height=120, closer_start=True)
     with AuditSession(built / tid, run / "tasks" / tid, opts) as s:
         assert not s.call("turn", {"degrees": 180}).error
@@ -463,7 +463,7 @@ def test_scene_wide_light_change_is_in_view_everywhere(built):
     from wac.audit.metrics import anomaly_target
     from wac.bundle.model import CompiledTask, SelfCheckPlan
 
-    b = built / "meadow_strobing_daylight"
+    b = built / "meadow_13"
     task = CompiledTask.model_validate_json((b / "task.json").read_text())
     plan = SelfCheckPlan.model_validate_json((b / "selfcheck.json").read_text())
     assert anomaly_target(task, 0, plan).point is None

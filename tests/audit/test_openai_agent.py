@@ -13,7 +13,7 @@ from wac.audit.examples import ExampleLibrary
 from wac.audit.session import AuditSession, SessionOptions
 from wac.bundle.model import Rubric
 
-TASK = "market_floating_sacks"
+TASK = "market_03"
 OPTIONS = SessionOptions(width=160, height=120)
 
 
@@ -168,7 +168,7 @@ def test_only_the_newest_images_stay_inline(make_session):
     assert sum("[image a1 not repeated here" in p.get("text", "") for p in later) == 1
 
 
-@pytest.mark.parametrize("task", [TASK, "city_cone_appears"])
+@pytest.mark.parametrize("task", [TASK, "city_05"])
 def test_nothing_but_tool_results_reaches_the_model(built, make_session, task):
     """No request carries the rubric, the target's id or the bundle's whereabouts."""
     session = make_session(task)

@@ -71,8 +71,8 @@ def test_an_endpoint_without_tool_support_is_an_episode_error(built, tmp_path):
             options=OPTIONS,
             agent_options=(("base_url", server.base_url), ("model", "m"), ("backoff_s", "0")),
         )
-        st = run_eval(built, tmp_path / "run", config, only=["market_floating_sacks"])
-    err = json.loads((tmp_path / "run" / "tasks" / "market_floating_sacks" / "error.json").read_text())
+        st = run_eval(built, tmp_path / "run", config, only=["market_03"])
+    err = json.loads((tmp_path / "run" / "tasks" / "market_03" / "error.json").read_text())
     assert not st[0]["ok"] and err["kind"] == "model" and "tool calling" in err["message"]
 
 

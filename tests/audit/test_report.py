@@ -14,9 +14,9 @@ from wac.audit.report import CHARTS, compact, print_summary, write_report
 from wac.cli import main
 
 TASKS = {  # task id -> (pose x, y, yaw of the only frame, judged score)
-    "market_floating_sacks": (-8.9, 1.3, 0.0, 1),
-    "living_basket_vanishes": (4.0, 0.0, -90.0, 0),
-    "city_ghost_car": (0.0, -8.5, 90.0, 0),
+    "market_03": (-8.9, 1.3, 0.0, 1),
+    "living_01": (4.0, 0.0, -90.0, 0),
+    "city_10": (0.0, -8.5, 90.0, 0),
 }
 
 
@@ -105,7 +105,7 @@ def test_report_writes_markdown_json_and_charts_reproducibly(built, tmp_path):
         "## By scene type",
         "## Tasks",
         "geometric coverage",
-        "market_floating_sacks",
+        "market_03",
         "![sr_by_family](sr_by_family.png)",
     ):
         assert section in md

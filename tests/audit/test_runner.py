@@ -14,7 +14,7 @@ from wac.audit.session import SessionOptions
 from wac.errors import UsageError
 
 SMALL = SessionOptions(example=False, width=160, height=120)
-TASKS = ["city_bin_pile", "meadow_floating_boulder"]
+TASKS = ["city_02", "meadow_04"]
 
 
 def _script(tmp_path: Path, text: str) -> str:

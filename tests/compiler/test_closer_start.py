@@ -27,8 +27,8 @@ def build(tmp_path_factory) -> Path:
 
 
 def _load(build: Path):
-    task = B.CompiledTask.model_validate_json((build / "city_bin_pile" / "task.json").read_text())
-    plan = B.SelfCheckPlan.model_validate_json((build / "city_bin_pile" / "selfcheck.json").read_text())
+    task = B.CompiledTask.model_validate_json((build / "city_02" / "task.json").read_text())
+    plan = B.SelfCheckPlan.model_validate_json((build / "city_02" / "selfcheck.json").read_text())
     return task, plan
 
 
@@ -105,8 +105,8 @@ def test_command_writes_the_build_file_reproducibly(build, capsys):
     assert main(["derive", "closer-start", str(build)]) == 0
     assert (build / FILE).read_bytes() == first
     data = json.loads(first)
-    assert set(data["tasks"]) == {"city_bin_pile"}
-    assert read_closer_start(build / "city_bin_pile", "city_bin_pile") == data["tasks"]["city_bin_pile"]
+    assert set(data["tasks"]) == {"city_02"}
+    assert read_closer_start(build / "city_02", "city_02") == data["tasks"]["city_02"]
 
 
 def test_not_a_build_is_a_usage_error(tmp_path, capsys):

@@ -14,7 +14,7 @@ from wac.compiler.pipeline import compile_project
 from wac.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
-ANCHORS = ["market_floating_sacks", "living_door_closes_itself"]
+ANCHORS = ["market_03", "living_03"]
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_two_and_three_anomaly_variants_two_configurations_each(derived):
 
 def test_extras_sit_on_distinct_objects_other_than_the_anchors(derived):
     made, _ = derived
-    anchor_target = {"market_floating_sacks": "sack_2", "living_door_closes_itself": "door_1"}
+    anchor_target = {"market_03": "sack_2", "living_03": "door_1"}
     for d in made:
         targets = [e.split()[2] for e in d.extras]
         assert len(set(targets)) == len(targets)
@@ -65,7 +65,7 @@ def test_every_derived_task_builds_with_the_anchor_first(derived, project, tmp_p
     for d in made:
         e = by_id[d.name]
         assert e["anomalies"] == d.count
-        assert e["operator"] == ("float" if d.anchor == "market_floating_sacks" else "autoclose")
+        assert e["operator"] == ("float" if d.anchor == "market_03" else "autoclose")
         ctx = json.loads((tmp_path / "build" / d.name / "agent" / "context.json").read_text())
         assert ctx["anomaly_count"] == d.count
         assert ctx["example"] == e["category"]  # only the anchor's type and example reach the agent
@@ -126,3 +126,32 @@ def test_a_draw_is_kept_only_when_the_check_passes(project, tmp_path):
     assert len(seen) == 2 * len(made)
     with pytest.raises(UsageError, match="pick another anchor"):
         derive_multi(ANCHORS[:1], [project / "tasks_src"], project, out, seed=7, check=lambda f: False)
+
+
+def test_default_takes_full_environments_in_seeded_order(monkeypatch):
+    """Three anchors from each of N environments (the paper's 21 = 3 x 7): an environment where
+    fewer than three anchors derive is left out and the next one in the seed's order is taken."""
+    import wac.compiler.derive as D
+
+    groups = [[f"{env}_{i}" for i in range(4)] for env in "abcde"]
+    fails = {"b_0", "b_1"}  # environment b has only two anchors that derive
+
+    def fake_find(names, sources, loader):
+        return [D._Anchor(task=type("T", (), {"name": n})(), path=Path(n), lines=[]) for n in names]
+
+    def fake_derive(anchor, loader, out_dir, seed, check, say):
+        n = anchor.task.name
+        return None if n in fails else [D.Derived(f"{n}_m2_c1", n, 2, 1, (), "")]
+
+    monkeypatch.setattr(D, "_find_anchors", fake_find)
+    monkeypatch.setattr(D, "_derive_anchor", fake_derive)
+    monkeypatch.setattr(D, "Loader", lambda root: None)
+    run = lambda seed, envs: D.derive_default(groups, [], Path("."), Path("."), seed, 3, None, None, envs)  # noqa: E731
+    used, made = run(0, 3)
+    envs = [u.split("_")[0] for u in used[::3]]
+    assert len(used) == 9 and len(set(envs)) == 3 and "b" not in envs
+    assert all(u.split("_")[0] == e for e, u in zip([e for e in envs for _ in range(3)], used, strict=True))
+    assert run(0, 3) == (used, made)  # reproducible from the seed
+    assert any(run(s, 3)[0] != used for s in range(1, 6))  # the seed draws the environments
+    every, _ = run(0, None)  # every environment, short ones included
+    assert len(every) == 4 * 3 + 2

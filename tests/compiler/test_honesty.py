@@ -194,3 +194,45 @@ def test_a_task_id_that_names_the_operator_warns(project):
     assert result.ok, [d.render() for d in result.diagnostics]
     (w,) = result.warnings
     assert w.code == "W541" and "names its operator (invisible_wall)" in w.message
+
+
+# -- names that give an anomaly away on their own ------------------------------------------------
+
+SPAWN = "task {id} on yard {{\n    anomaly spawn new_9 as {prefab} at (2, -4) when revisit\n}}\n"
+
+
+def test_a_task_id_naming_an_object_only_the_faulty_world_has_warns(project):
+    project("t.wa", SPAWN.format(id="yard_traffic_cone", prefab="traffic_cone"))
+    result = build(project)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    (w,) = result.warnings
+    assert w.code == "W541" and "only the faulty world has" in w.message
+    assert "leave out" in w.hint
+
+
+def test_naming_a_spawned_object_of_a_kind_the_clean_scene_has_is_no_giveaway(project):
+    project("t.wa", SPAWN.format(id="yard_crate", prefab="crate"))  # the yard has crates
+    result = build(project)
+    assert result.ok and result.warnings == [], [w.render() for w in result.warnings]
+
+
+def test_a_hint_naming_an_object_only_the_faulty_world_has_is_an_error(project):
+    text = SPAWN.format(id="t", prefab="traffic_cone").replace(
+        "{\n", '{\n    hint "Look near the traffic cone."\n', 1
+    )
+    project("t.wa", text)
+    (d,) = build(project).diagnostics
+    assert d.code == "E540" and "only the faulty world has" in d.message
+
+
+def test_a_task_id_naming_a_scene_wide_defect_alone_warns(project):
+    project(
+        "t.wa",
+        "task yard_blocked_path on yard {\n    anomaly invisible_wall at (0, -3) size (3, 0.3, 2)\n}\n",
+    )
+    result = build(project)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    (w,) = result.warnings
+    assert w.code == "W541" and "names the defect (blocked) of a scene-wide anomaly" in w.message
+    project("t.wa", "task yard_path on yard {\n    anomaly invisible_wall at (0, -3) size (3, 0.3, 2)\n}\n")
+    assert build(project).warnings == []

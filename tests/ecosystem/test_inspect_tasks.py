@@ -19,7 +19,7 @@ from wac.audit.metrics import run_metrics  # noqa: E402
 from wac.audit.runner import RunConfig, run_eval  # noqa: E402
 from wac.audit.session import SessionOptions  # noqa: E402
 
-TASKS = ["city_bin_pile", "meadow_floating_boulder"]
+TASKS = ["city_02", "meadow_04"]
 SMALL = dict(width=160, height=120)
 # (tool, arguments) in order; the replay script below says the same
 SCRIPT = [

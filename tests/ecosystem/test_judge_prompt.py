@@ -42,7 +42,7 @@ def run(built, tmp_path_factory):
     script.write_text("move 1 forward\nflag intersection confirmed bins inside each other\ndone ok\n")
     run = tmp / "run"
     config = RunConfig(agent=f"replay:{script}", options=SessionOptions(example=False, width=160, height=120))
-    assert all(s["ok"] for s in run_eval(built, run, config, only=["city_bin_pile"]))
+    assert all(s["ok"] for s in run_eval(built, run, config, only=["city_02"]))
     return run
 
 
@@ -57,7 +57,7 @@ def test_the_judge_sends_the_chosen_prompt_and_records_it(run):
         )
         (req,) = fake.requests
         assert req["messages"][0]["content"] == judge_prompt(JUDGE_PROMPT, "reference")
-        j = json.loads((run / "tasks" / "city_bin_pile" / "judgment.json").read_text())
+        j = json.loads((run / "tasks" / "city_02" / "judgment.json").read_text())
         assert j["model"] == "fake-vlm (reference prompt)" and j["success"] is True
         # another prompt is another judge: the judgment is not up to date and is redone
         (status,) = judge_run(run, backend="openai", model="fake-vlm", base_url=fake.base_url, api_key="k")

@@ -54,7 +54,7 @@ def test_read_example_accepts_the_reference_code(built, tmp_path):
     from wac.audit.mcp_server import load_examples
     from wac.audit.session import AuditSession, SessionOptions
 
-    bundle = built / "city_bin_pile"
+    bundle = built / "city_02"
     options = SessionOptions(width=160, height=120)
     s = AuditSession(bundle, tmp_path / "ep", options, load_examples(built, options, "intersection"))
     try:

@@ -26,7 +26,7 @@ from wac.audit.session import AuditSession, SessionOptions  # noqa: E402
 
 from .conftest import ROOT  # noqa: E402
 
-TASK = "city_bin_pile"  # an intersection task: reference code G2
+TASK = "city_02"  # an intersection task: reference code G2
 W, H = 320, 192  # the reference's 5:3 frame, CI-sized
 REFERENCE_TOOLS = {
     "observe", "read_example", "move", "turn", "look", "interact", "wait", "done",

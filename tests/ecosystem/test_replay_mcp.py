@@ -19,7 +19,7 @@ from wac.audit.replay_mcp import ReplayReference  # noqa: E402
 from wac.audit.session import AuditSession, ReviewSession, SessionOptions, load_recording  # noqa: E402
 from wac.errors import UsageError  # noqa: E402
 
-TASK = "city_bin_pile"
+TASK = "city_02"
 SMALL = SessionOptions(example=False, width=160, height=96)
 
 

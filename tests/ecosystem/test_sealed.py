@@ -22,7 +22,7 @@ def _bundles(build: Path) -> list[Path]:
 
 
 def _secrets(original: str, source: str) -> list[str]:
-    """What would name the anomaly: the id, its words (city_ghost_car -> ghost_car) and the source file."""
+    """What would name the anomaly: the id, its words (city_10 -> ghost_car) and the source file."""
     stem = Path(source).stem
     return [original, stem, stem.replace("_", " "), source]
 
@@ -110,12 +110,12 @@ def test_sessions_tools_eval_and_judge_work_on_a_sealed_build(built, sealed, tmp
     from wac.audit.runner import RunConfig, run_eval
     from wac.audit.session import SessionOptions
 
-    sealed_id = next(b.name for b in _bundles(sealed) if original_id(b) == "city_bin_pile")
+    sealed_id = next(b.name for b in _bundles(sealed) if original_id(b) == "city_02")
     script = tmp_path / "actions.txt"
     script.write_text("move 1 forward\nturn 45\nflag intersection bins inside each other\ndone looked\n")
     config = RunConfig(agent=f"replay:{script}", options=SessionOptions(example=True, width=160, height=120))
     results = {}
-    for name, build, tid in (("plain", built, "city_bin_pile"), ("sealed", sealed, sealed_id)):
+    for name, build, tid in (("plain", built, "city_02"), ("sealed", sealed, sealed_id)):
         run = tmp_path / name
         assert all(s["ok"] for s in run_eval(build, run, config, only=[tid]))
         (status,) = judge_run(run, backend="keyword")
@@ -123,7 +123,7 @@ def test_sessions_tools_eval_and_judge_work_on_a_sealed_build(built, sealed, tmp
         results[name] = (status["success"], judgment["success"])
         tools = (run / "tasks" / tid / "tools.jsonl").read_text()
         if name == "sealed":
-            for secret in _secrets("city_bin_pile", "tasks_src/city/bin_pile.wa"):
+            for secret in _secrets("city_02", "tasks_src/city/bin_pile.wa"):
                 assert secret not in tools, secret
     assert results["plain"] == results["sealed"]
     capsys.readouterr()
@@ -145,7 +145,7 @@ def test_the_mcp_leak_check_passes_on_a_sealed_bundle(sealed, tmp_path, monkeypa
     from wac.audit.session import AuditSession, SessionOptions
 
     monkeypatch.setenv("WAC_CACHE_DIR", str(tmp_path / "cache"))
-    bundle = next(b for b in _bundles(sealed) if original_id(b) == "city_drifting_bench")
+    bundle = next(b for b in _bundles(sealed) if original_id(b) == "city_07")
     options = SessionOptions(width=160, height=120)
     ctx = json.loads((bundle / "agent" / "context.json").read_text())
     s = AuditSession(bundle, tmp_path / "ep", options, load_examples(sealed, options, ctx["example"]))

@@ -19,9 +19,10 @@ def test_one_pair_per_scene(tmp_path):
     build = tmp_path / "build"
     files = [ROOT / "tasks_src" / "city" / f for f in ("bin_pile.wa", "ghost_car.wa")]
     files.append(ROOT / "tasks_src" / "market" / "floating_sacks.wa")
+    files.append(ROOT / "taxonomy" / "examples" / "scale.wa")  # a demonstration: its scene is not shown
     assert compile_project(files, ROOT, out=build, jobs=1).ok
     rows = scene_bundles(build)
-    assert [b.name for _, b in rows] == ["city_bin_pile", "market_floating_sacks"]
+    assert [b.name for _, b in rows] == ["city_02", "market_03"]
     out = tmp_path / "sheet.png"
     assert main([str(build), "-o", str(out), "--width", "64", "--height", "48", "--columns", "1"]) == 0
     from PIL import Image

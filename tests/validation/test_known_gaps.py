@@ -25,7 +25,7 @@ def drum_bundle(tmp_path_factory):
     out = tmp_path_factory.mktemp("drum") / "out"
     result = build([DRUM], ROOT, out)
     assert result.ok, [d.render() for d in result.diagnostics]
-    return out / "factory_weightless_drum"
+    return out / "factory_15"
 
 
 def test_weightless_drum_shows_in_the_perturbed_world_only(drum_bundle):

@@ -70,12 +70,12 @@ def test_eval_and_validate_on_ray_match_local(cluster, tmp_path, capsys):
         statuses = run_eval(build, run, config, backend=backend)
         assert [s["ok"] for s in statuses] == [True]
         judge_run(run, backend="keyword", jobs=1)
-        ep = run / "tasks" / "city_bin_pile"
+        ep = run / "tasks" / "city_02"
         j = json.loads((ep / "judgment.json").read_text())
         j.pop("report_sha256")  # the report holds the tools' wall-time overhead, the only difference
         judged.append((j, (ep / "bugs.jsonl").read_text()))
     assert judged[0] == judged[1] and judged[0][0]["success"]
-    bundle = str(build / "city_bin_pile")
+    bundle = str(build / "city_02")
     texts = []
     for extra in ([], ["--backend", "ray"]):
         assert main(["validate", bundle, "--examples", "2", *extra]) == 0
