@@ -287,15 +287,9 @@ def run_dir(built, tmp_path) -> Path:
         [(4.0, 0.0, -90.0, 0.0)] * 3,
         scores=[0],
     )
-    write_episode(
-        run, "city_10", built / "city_10", [(0.0, -8.5, 90, 0)], judge_error="HTTP 500"
-    )
-    write_episode(
-        run, "factory_06", built / "factory_06", [(0.0, -9.0, 90, 0)], episode_error="crash"
-    )
-    write_episode(
-        run, "meadow_04", built / "meadow_04", [(0.0, -9.0, 90, 0)], scores=[1]
-    )
+    write_episode(run, "city_10", built / "city_10", [(0.0, -8.5, 90, 0)], judge_error="HTTP 500")
+    write_episode(run, "factory_06", built / "factory_06", [(0.0, -9.0, 90, 0)], episode_error="crash")
+    write_episode(run, "meadow_04", built / "meadow_04", [(0.0, -9.0, 90, 0)], scores=[1])
     write_episode(run, "multi_sacks", extra, [facing(sacks, 3.0)], scores=[1, 0])
     tasks = [
         "market_03",

@@ -130,9 +130,7 @@ def test_retracted_bugs_leave_the_active_set(session):
 
 
 def test_hint_ablation_and_budget_multiplier(built):
-    with AuditSession(
-        built / "city_02", None, SessionOptions(hint=False, budget_multiplier=2, **SMALL)
-    ) as s:
+    with AuditSession(built / "city_02", None, SessionOptions(hint=False, budget_multiplier=2, **SMALL)) as s:
         text = s.call("observe").text
         assert "Anomaly-type hint" not in text and "Intersection" not in text
         assert "80 environment actions" in text and "80-action budget" in text
@@ -167,9 +165,7 @@ def _rubric_strings(bundle) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize(
-    "task", ["city_02", "meadow_04", "meadow_12"]
-)
+@pytest.mark.parametrize("task", ["city_02", "meadow_04", "meadow_12"])
 def test_no_tool_reveals_the_ground_truth(built, tmp_path, task):
     """Every text any tool returns, errors included, is free of the rubric sentences and the target ids."""
     texts = []
