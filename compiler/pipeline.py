@@ -37,6 +37,7 @@ from wac.compiler.honesty import check_benign, check_giveaway
 from wac.compiler.layout import Layout, Materials
 from wac.compiler.lower import Lowered3, lower_task
 from wac.compiler.outdir import bundle_intact, intact, locked
+from wac.compiler.part_split import split_halves
 from wac.compiler.perturbed import check_perturbed
 from wac.compiler.plan import PlanError, make_plan
 from wac.compiler.resolve import Loader, discover
@@ -102,6 +103,9 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
             anomalies[1].span,
             "a task has exactly one anomaly; add `multi_anomaly yes` for a multi-anomaly study",
         )
+        return None
+    split_halves(built, anomalies, diag)  # 6a. `part upper_half`: cut the surface in both worlds
+    if diag:
         return None
     lowerer = Lowerer(built, layout, diag)
     lowered = [lowerer.lower(a) for a in anomalies]
