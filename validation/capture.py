@@ -71,6 +71,7 @@ class TickState:
     present: tuple[bool, ...]
     agent: tuple[float, float, float]
     trigger_seen: bool = False  # the anchor trigger's "seen" flag (perturbed only)
+    bottom: tuple[float, ...] = ()  # lowest point (bounding-box bottom) of each focus object
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,7 @@ def _tick_state(env, ids: Sequence[str], anchor_i: int) -> TickState:
         present=tuple(bool(s.present) for s in sts),
         agent=(float(foot[0]), float(foot[1]), float(foot[2])),
         trigger_seen=seen,
+        bottom=tuple(float(w.aabb(s)[0][2]) for s in sts),
     )
 
 

@@ -608,9 +608,15 @@ def judge_contact(run: Run, task: CompiledTask) -> Reading:
         return Reading("rotation_after_contact", 0.0, False, "the target is not in the world")
     p0, r0 = as_array(ticks[0].position[0]), ticks[0].rotation[0]
     pos = np.array([t.position[0] for t in ticks if t.position])
-    rot = max(_rot_delta_deg(r0, t.rotation[0]) for t in ticks if t.rotation)
+    # how far it tipped (its up axis against the start's), the most at any tick: a barrel knocked
+    # onto its side and rolling stays at 90 deg, one turned over reaches 180
+    up0 = _rot(r0) @ np.array([0.0, 0.0, 1.0])
+    rot = max(_angle(up0, _rot(t.rotation[0]) @ np.array([0.0, 0.0, 1.0])) for t in ticks if t.rotation)
     disp = float(np.linalg.norm(pos[-1][:2] - p0[:2]))
-    rise = float(pos[:, 2].max() - p0[2])
+    # rise of the lowest point: a thrown object leaves the ground, one tipped onto its side does not
+    # (its base centre, `position`, goes up by half its width as it tips)
+    bottoms = [t.bottom[0] for t in ticks if t.bottom]
+    rise = float(max(bottoms) - bottoms[0]) if bottoms else float(pos[:, 2].max() - p0[2])
     # jitter while the agent is still far away: tremble moves an untouched object
     first = run.first_mark()
     t_first = first.sim_time if first is not None else ticks[-1].t
@@ -624,7 +630,7 @@ def judge_contact(run: Run, task: CompiledTask) -> Reading:
     value = rot
     if rot >= ROT_CONTACT_DEG:
         return Reading(
-            "rotation_after_contact", round(rot, 1), True, f"{name} turned {rot:.0f} deg after a walk into it"
+            "rotation_after_contact", round(rot, 1), True, f"{name} tipped {rot:.0f} deg after a walk into it"
         )
     if rise >= RISE_M:
         return Reading(
@@ -646,7 +652,7 @@ def judge_contact(run: Run, task: CompiledTask) -> Reading:
         "rotation_after_contact",
         round(value, 1),
         False,
-        f"{name} turned {rot:.0f} deg, moved {disp:.2f} m, rose {rise:.2f} m"
+        f"{name} tipped {rot:.0f} deg, moved {disp:.2f} m, rose {rise:.2f} m"
         + ("" if touched else " (the agent never touched it)"),
     )
 
