@@ -180,6 +180,16 @@ def make_object(
     name = values.get("name") or defaults.get("name") or values.get("_prefab", thing.id).replace("_", " ")
     if not solid:
         parts = tuple(p.model_copy(update={"solid": False}) for p in parts)
+    walkable = bool(values.get("walkable", False))
+    if walkable and mass is not None:
+        clause = thing.clause("walkable") or thing.clause("mass")
+        diag.error(
+            "E472",
+            f"`{thing.id}` is walkable and has a mass: the agent walks only on static objects",
+            clause.span if clause else thing.span,
+            "drop `mass` (ramps and stairs stay put) or `walkable`",
+        )
+        return None
     return B.SceneObject(
         id=thing.id,
         name=name,
@@ -203,6 +213,7 @@ def make_object(
         open_time_s=values.get("open_time", defaults.get("open_time", 1.0)) or 1.0,
         liquid_depth_m=(values.get("depth", 0.8) if liquid else None),
         upright=bool(defaults.get("upright", True) if defaults.get("upright") is not None else True),
+        walkable=walkable,
         aabb_min=aabb_min,
         aabb_max=aabb_max,
     )

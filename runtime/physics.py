@@ -6,7 +6,8 @@ parts become collision-free "ghost" bodies that rays still hit (view tests, the 
 The agent is an upright dynamic capsule driven by velocity, so solids block it.  Its push on
 dynamic objects is force-limited (`PUSH_FORCE_N`, a person leaning in): it cannot walk into a
 dynamic object faster than the object gives way, and it leans on it with at most that force, so
-a heavy object blocks it and a light one is shoved away (`Physics._limit_push`).  Liquids have
+a heavy object blocks it and a light one is shoved away (`Physics._limit_push`).  Onto walkable
+objects (stairs) it steps up edges of up to a step's height (`climb.py`).  Liquids have
 no collider: the ground has a hole under them and a floor at their bottom, so the agent sinks in.
 
 Steps are skipped while nothing can change (`Physics.step`): the agent stands still and rests,
@@ -25,6 +26,7 @@ import numpy as np
 
 from wac.errors import WacError
 
+from .climb import probe_step
 from .geometry import PartPose, euler_from_matrix, part_matrix, rotation_matrix
 from .world import ObjectState, PartState, World
 
@@ -146,6 +148,7 @@ class Physics:
         self.agent = -1
         self.com: dict[int, np.ndarray] = {}  # body -> centre of mass in its base frame
         self.passable: set[str] = set()  # objects the agent currently walks through (no push)
+        self.walkable_bodies: set[int] = set()  # bodies of walkable objects: the agent steps up onto them
         self.awake: set[int] = set()  # dynamic bodies woken for good and stepped since (see `_wake`)
         self._waking: set[int] = set()  # woken, not stepped yet
         self._kicks: list[tuple[int, tuple, tuple]] = []  # velocity changes held back one step
@@ -176,6 +179,7 @@ class Physics:
         self._read.clear()
         self.quiet = 0
         self.bodies.clear()
+        self.walkable_bodies.clear()
         self.versions.clear()
         self.ground_bodies = []
         self.ground_version = -1
@@ -316,6 +320,7 @@ class Physics:
             self._posed.pop(body, None)
             self.com.pop(body, None)
             self._read.pop(body, None)
+            self.walkable_bodies.discard(body)
             self.awake.discard(body)
             self._waking.discard(body)
         self._pose_keys.pop(oid, None)
@@ -392,6 +397,8 @@ class Physics:
             if b is not None:
                 out.append((b, "#reach"))
         self.bodies[st.id] = out
+        if st.spec.walkable:
+            self.walkable_bodies.update(b for b, part in out if part is None or not part.startswith("#"))
 
     def _part_base(self, st: ObjectState, ps: PartState, visual: bool = False) -> np.ndarray:
         """Body frame of a separately posed part: the object frame moved by the part's hinge/spin
@@ -658,6 +665,11 @@ class Physics:
             p.changeDynamics(self.agent, -1, mass=0, physicsClientId=c)
         elif walking:
             vx, vy = self._limit_push(vx, vy, foot)
+            tread = probe_step(self, vx, vy, foot) if self.walkable_bodies else None
+            if tread is not None:  # step up onto a stair ahead (runtime/climb.py)
+                centre = [foot[0], foot[1], tread + 0.002 + self.agent_height / 2]
+                p.resetBasePositionAndOrientation(self.agent, centre, [0, 0, 0, 1], physicsClientId=c)
+                vz = max(vz, 0.0)
         p.resetBaseVelocity(self.agent, [vx, vy, vz], [0, 0, 0], physicsClientId=c)
         p.stepSimulation(physicsClientId=c)
         if self._waking:
