@@ -42,3 +42,13 @@ def probe_step(phys, vx: float, vy: float, foot) -> float | None:
         z = float(hit[3][2])
         best = z if best is None else max(best, z)
     return best
+
+
+def step_up(phys, vx: float, vy: float, foot) -> bool:
+    """Lift the agent onto the walkable tread ahead of it, if there is one; returns whether it did."""
+    tread = probe_step(phys, vx, vy, foot)
+    if tread is None:
+        return False
+    centre = [float(foot[0]), float(foot[1]), tread + 0.002 + phys.agent_height / 2]
+    phys.p.resetBasePositionAndOrientation(phys.agent, centre, [0, 0, 0, 1], physicsClientId=phys.cid)
+    return True

@@ -26,7 +26,7 @@ import numpy as np
 
 from wac.errors import WacError
 
-from .climb import probe_step
+from .climb import step_up
 from .geometry import PartPose, euler_from_matrix, part_matrix, rotation_matrix
 from .world import ObjectState, PartState, World
 
@@ -665,10 +665,7 @@ class Physics:
             p.changeDynamics(self.agent, -1, mass=0, physicsClientId=c)
         elif walking:
             vx, vy = self._limit_push(vx, vy, foot)
-            tread = probe_step(self, vx, vy, foot) if self.walkable_bodies else None
-            if tread is not None:  # step up onto a stair ahead (runtime/climb.py)
-                centre = [foot[0], foot[1], tread + 0.002 + self.agent_height / 2]
-                p.resetBasePositionAndOrientation(self.agent, centre, [0, 0, 0, 1], physicsClientId=c)
+            if self.walkable_bodies and step_up(self, vx, vy, foot):  # onto a stair ahead
                 vz = max(vz, 0.0)
         p.resetBaseVelocity(self.agent, [vx, vy, vz], [0, 0, 0], physicsClientId=c)
         p.stepSimulation(physicsClientId=c)
