@@ -169,9 +169,28 @@ class DayNight(Model):
     phase: float = 0.25  # fraction of the period at t = 0 (0.25 = noon)
 
 
+class Terrain(Model):
+    """Uneven ground: a heightfield of value noise, the same from the same seed everywhere
+    (`wac.bundle.terrain` computes it for the compiler, the physics and the renderer)."""
+
+    kind: Literal["heightfield"] = "heightfield"
+    seed: int
+    amplitude_m: float  # heights run from -amplitude to +amplitude
+    scale_m: float  # size of the largest hills
+
+
 class Ground(Model):
     material: str
     size: Vec2
+    terrain: Terrain | None = None  # None: flat at z = 0
+
+    @model_serializer(mode="wrap")
+    def _flat_as_before(self, handler):
+        """Flat ground serialises exactly as before terrain existed."""
+        d = handler(self)
+        if self.terrain is None:
+            d.pop("terrain", None)
+        return d
 
 
 class Fog(Model):

@@ -14,6 +14,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from wac.bundle import model as B
+from wac.bundle.terrain import height_range as terrain_height_range
 from wac.compiler import nodes as N
 from wac.compiler import schema as T
 from wac.compiler import syntax as S
@@ -389,10 +390,11 @@ class Lowerer:
                 "pick an object that stands on the ground or `on` another object",
             )
             return None
-        if o.support is None and o.aabb_min[2] > 0.02:
+        ground = terrain_height_range(self.built.scene.ground, o.aabb_min[:2], o.aabb_max[:2])[1]
+        if o.support is None and o.aabb_min[2] > ground + 0.02:
             self.diag.error(
                 "E607",
-                f"`{o.id}` already floats {o.aabb_min[2]:.2f} m above the ground",
+                f"`{o.id}` already floats {o.aabb_min[2] - ground:.2f} m above the ground",
                 a.operand[0].span,
                 "pick an object that stands on the ground or `on` another object",
             )
@@ -548,6 +550,14 @@ class Lowerer:
 
     def op_floor_hole(self, a, spec, t, p, trig):
         (x, y), (w, d) = p["at"], p["size"]
+        if self.built.scene.ground.terrain is not None:
+            self.diag.error(
+                "E434",
+                "a hole cannot be cut into a heightfield terrain",
+                a.span,
+                "use `floor_hole` on a scene with flat ground",
+            )
+            return None
         return (
             [B.Effect(kind="add_hole", position=(x, y, 0.0), size=(w, d, 4.0))],
             {"at_words": f"({x:g}, {y:g})", "_focus_point": (x, y, 0.0)},

@@ -19,14 +19,16 @@ from wac.compiler.rooms import expand_rooms
 from wac.compiler.slopes import expand_slopes
 
 
-def fixed_objects(body: N.Body, file: Path, layout: Layout, diag: Collector) -> list[tuple[N.Thing, Path]]:
+def fixed_objects(
+    body: N.Body, file: Path, layout: Layout, diag: Collector, ground: B.Ground | None = None
+) -> list[tuple[N.Thing, Path]]:
     """The objects of the body's rows, grids, rings, rooms, stairs and ramps."""
     if not body.generators:
         return []
     return (
         expand_fixed(body.generators, file, diag)
         + expand_rooms(body.generators, file, layout, diag)
-        + expand_slopes(body.generators, file, diag)
+        + expand_slopes(body.generators, file, diag, ground)
     )
 
 

@@ -172,7 +172,18 @@ DAY_NIGHT_CLAUSES = (
     _c("phase", FRACTION, "time of day at the start (0.25 = noon, 0.75 = midnight)", lo=0, hi=1),
 )
 
-GROUND_CLAUSES = (_c("size", VEC2, "extent (x, y) of the ground", lo=1, hi=10000),)
+GROUND_CLAUSES = (
+    _c("size", VEC2, "extent (x, y) of the ground", lo=1, hi=10000),
+    _c(
+        "terrain",
+        ENUM,
+        "`flat` (default) or a seeded `heightfield` of hills",
+        choices=("flat", "heightfield"),
+    ),
+    _c("seed", INT, "the heightfield's seed (default 1)", lo=0, hi=2**31 - 1),
+    _c("amplitude", LENGTH, "the heightfield's heights run from -amplitude to +amplitude", lo=0.01, hi=50),
+    _c("scale", LENGTH, "the size of its largest hills (default 10 m)", lo=1, hi=1000),
+)
 
 START_CLAUSES = (
     _c("at", VEC2, "start position (x, y)"),

@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from wac.bundle import model as B
 from wac.bundle.model import AGENT_SLOPE_DEG, AGENT_STEP_M
+from wac.bundle.terrain import height_range
 from wac.compiler import nodes as N
 from wac.compiler import schema as T
 from wac.compiler import syntax as S
@@ -65,6 +67,17 @@ def _read(gen: N.Generator, diag: Collector) -> tuple[dict, float, tuple[N.Claus
     return v, yaw, tuple(passed)
 
 
+def _base(ground: B.Ground | None, at, heading: float, length: float, width: float) -> float | None:
+    """On a heightfield, the height all pieces of a flight or ramp stand at: the lowest ground
+    under it (so no piece floats and the treads stay level); None on flat ground."""
+    if ground is None or ground.terrain is None:
+        return None
+    c, s = math.cos(math.radians(heading)), math.sin(math.radians(heading))
+    xs = [at[0] + c * u - s * v for u in (0.0, length) for v in (-width / 2, width / 2)]
+    ys = [at[1] + s * u + c * v for u in (0.0, length) for v in (-width / 2, width / 2)]
+    return height_range(ground, (min(xs), min(ys)), (max(xs), max(ys)))[0]
+
+
 def _thing(gen: N.Generator, oid: str, shape: str, at, size, yaw: float, name: str, passed) -> N.Thing:
     span = gen.span
     clauses = (
@@ -81,7 +94,7 @@ def _thing(gen: N.Generator, oid: str, shape: str, at, size, yaw: float, name: s
     return N.Thing(oid, shape, clauses + passed, span, gen.label_span, gen.head_span)
 
 
-def _stairs(gen: N.Generator, v: dict, yaw: float, passed, diag: Collector) -> list[N.Thing]:
+def _stairs(gen: N.Generator, v: dict, yaw: float, passed, diag: Collector, ground) -> list[N.Thing]:
     n, rise = int(v["steps"]), v.get("rise") or DEFAULTS["rise"]
     run, width = v.get("run") or DEFAULTS["run"], v.get("width") or DEFAULTS["width"]
     if rise > AGENT_STEP_M + 1e-9:
@@ -96,15 +109,16 @@ def _stairs(gen: N.Generator, v: dict, yaw: float, passed, diag: Collector) -> l
         return []
     x, y = v["at"]
     c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
+    z = _base(ground, (x, y), yaw, n * run, width)
     out = []
     for k in range(1, n + 1):
         d = (k - 0.5) * run
-        at = (round(x + c * d, 6), round(y + s * d, 6))
+        at = (round(x + c * d, 6), round(y + s * d, 6)) + (() if z is None else (round(z, 6),))
         out.append(_thing(gen, f"{gen.label}_{k}", "box", at, (run, width, k * rise), yaw, "stairs", passed))
     return out
 
 
-def _ramp(gen: N.Generator, v: dict, yaw: float, passed, diag: Collector) -> list[N.Thing]:
+def _ramp(gen: N.Generator, v: dict, yaw: float, passed, diag: Collector, ground) -> list[N.Thing]:
     length, rise, width = v["length"], v["rise"], v.get("width") or DEFAULTS["width"]
     slope = math.degrees(math.atan2(rise, length))
     if slope > AGENT_SLOPE_DEG + 1e-9:
@@ -121,11 +135,16 @@ def _ramp(gen: N.Generator, v: dict, yaw: float, passed, diag: Collector) -> lis
     x, y = v["at"]
     c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
     at = (round(x + c * length / 2, 6), round(y + s * length / 2, 6))
+    z = _base(ground, (x, y), yaw, length, width)
+    at += () if z is None else (round(z, 6),)
     return [_thing(gen, gen.label, "wedge", at, (length, width, rise), yaw, "ramp", passed)]
 
 
-def expand_slopes(gens: tuple[N.Generator, ...], file: Path, diag: Collector) -> list[tuple[N.Thing, Path]]:
-    """The step blocks and ramp wedges of a body's `stairs` and `ramp` statements, in order."""
+def expand_slopes(
+    gens: tuple[N.Generator, ...], file: Path, diag: Collector, ground: B.Ground | None = None
+) -> list[tuple[N.Thing, Path]]:
+    """The step blocks and ramp wedges of a body's `stairs` and `ramp` statements, in order (on a
+    heightfield `ground`, standing at the lowest ground under them)."""
     out: list[tuple[N.Thing, Path]] = []
     for gen in gens:
         if gen.keyword not in KEYWORDS:
@@ -134,6 +153,6 @@ def expand_slopes(gens: tuple[N.Generator, ...], file: Path, diag: Collector) ->
         if read is None:
             continue
         v, yaw, passed = read
-        things = (_stairs if gen.keyword == "stairs" else _ramp)(gen, v, yaw, passed, diag)
+        things = (_stairs if gen.keyword == "stairs" else _ramp)(gen, v, yaw, passed, diag, ground)
         out += [(t, file) for t in things]
     return out

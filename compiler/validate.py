@@ -22,7 +22,9 @@ from shapely import contains_xy
 from shapely.geometry import MultiPoint, Point, Polygon
 
 from wac.bundle import model as B
-from wac.bundle.model import AGENT_STEP_M
+from wac.bundle.model import AGENT_SLOPE_DEG, AGENT_STEP_M
+from wac.bundle.terrain import height as terrain_height
+from wac.bundle.terrain import height_range
 from wac.bundle.transforms import part_corners_world, wedge_mesh
 from wac.compiler.assemble import Built
 from wac.compiler.diagnostics import Collector
@@ -63,13 +65,16 @@ class Grid:
         return self.x0 + (j + 0.5) * self.cell, self.y0 + (i + 0.5) * self.cell
 
 
-def footprint(obj: B.SceneObject, solid_only: bool = True) -> Polygon | None:
+def footprint(obj: B.SceneObject, solid_only: bool = True, ground: float = 0.0) -> Polygon | None:
+    """The object's outline on the ground: with `solid_only`, of its solid parts between a kerb's
+    and the agent's height above `ground` (the height of the ground under it)."""
     pts = [
         part_corners_world(p, obj.position, obj.rotation_deg, obj.scale)
         for p in obj.parts
         if p.solid or not solid_only
     ]
-    pts = [p for p in pts if (p[:, 2].max() > STEP_M and p[:, 2].min() < AGENT_TOP_M)] if solid_only else pts
+    lo, hi = ground + STEP_M, ground + AGENT_TOP_M
+    pts = [p for p in pts if (p[:, 2].max() > lo and p[:, 2].min() < hi)] if solid_only else pts
     if not pts:
         return None
     hull = MultiPoint(np.vstack(pts)[:, :2]).convex_hull
@@ -216,7 +221,7 @@ def _check_clean(
                 f"`{o.id}` is attached to unknown object `{o.attached_to}`",
                 thing.span if thing else span,
             )
-        if o.id in benign or o.aabb_min[2] <= TOUCH_M:
+        if o.id in benign or o.aabb_min[2] <= _ground_top(built.scene.ground, o) + TOUCH_M:
             continue
         if o.support is not None or o.attached_to is not None:
             continue
@@ -268,16 +273,37 @@ def _check_clean(
             )
 
 
+def _ground_top(ground: B.Ground, o: B.SceneObject) -> float:
+    """Highest ground under an object (0 on flat ground)."""
+    return height_range(ground, o.aabb_min[:2], o.aabb_max[:2])[1] if ground.terrain is not None else 0.0
+
+
+def _ground_under(ground: B.Ground, o: B.SceneObject) -> float:
+    """Lowest ground under an object: what its obstacle heights are measured from."""
+    return height_range(ground, o.aabb_min[:2], o.aabb_max[:2])[0] if ground.terrain is not None else 0.0
+
+
 def footprints(built: Built, memo: dict | None) -> dict[str, Polygon | None]:
     """Solid footprints of every object; the scene's own are computed once per build."""
     key = ("footprints", built.scene_key)
     cached = memo.get(key) if memo is not None else None
+    g = built.scene.ground
     if cached is None:
-        cached = {o.id: footprint(o) for o in built.scene.objects if o.id not in built.task_local and o.solid}
+        cached = {
+            o.id: footprint(o, ground=_ground_under(g, o))
+            for o in built.scene.objects
+            if o.id not in built.task_local and o.solid
+        }
         if memo is not None:
             memo[key] = cached
     out = dict(cached)
-    out.update({oid: footprint(built.objects[oid]) for oid in built.task_local if built.objects[oid].solid})
+    out.update(
+        {
+            oid: footprint(built.objects[oid], ground=_ground_under(g, built.objects[oid]))
+            for oid in built.task_local
+            if built.objects[oid].solid
+        }
+    )
     return out
 
 
@@ -301,7 +327,7 @@ def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
         extra = _rasterise(
             expl,
             [
-                footprint(built.objects[i])
+                footprint(built.objects[i], ground=_ground_under(built.scene.ground, built.objects[i]))
                 for i in sorted(built.task_local)
                 if built.objects[i].solid and i not in walk
             ],
@@ -312,8 +338,11 @@ def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
     sx, sy = expl.start.position
     si, sj = int((sy - miny) // CELL_M), int((sx - minx) // CELL_M)
     height = None
-    if walk:
-        height = _surface([built.objects[i] for i in sorted(walk)], gx, gy)
+    ground = built.scene.ground
+    if walk or ground.terrain is not None:
+        height = _surface([built.objects[i] for i in sorted(walk)], gx, gy, ground)
+        if ground.terrain is not None:
+            free = free & ~_too_steep(ground, gx, gy)
         free, labels = _connect(free, height, expl.agent_radius_m)
     else:
         labels, _ = ndimage.label(free)
@@ -323,10 +352,18 @@ def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
     return Grid(minx, miny, CELL_M, free, reach, (si, sj), occupied, height)
 
 
-def _surface(objects: list[B.SceneObject], gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+def _too_steep(ground: B.Ground, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """Cells where the terrain slopes more steeply than the agent walks up."""
+    d = CELL_M / 2
+    sx = (terrain_height(ground, gx + d, gy) - terrain_height(ground, gx - d, gy)) / (2 * d)
+    sy = (terrain_height(ground, gx, gy + d) - terrain_height(ground, gx, gy - d)) / (2 * d)
+    return np.hypot(sx, sy) > np.tan(np.radians(AGENT_SLOPE_DEG))
+
+
+def _surface(objects: list[B.SceneObject], gx: np.ndarray, gy: np.ndarray, ground: B.Ground) -> np.ndarray:
     """Height of the surface in each cell: the highest top of a walkable object over its centre
-    (rays cast down onto the solid parts' meshes), 0 on the ground."""
-    height = np.zeros_like(gx, dtype=float)
+    (rays cast down onto the solid parts' meshes), else the ground's (0 unless a heightfield)."""
+    height = np.asarray(terrain_height(ground, gx, gy), dtype=float) * np.ones_like(gx, dtype=float)
     for o in objects:
         fp = footprint(o, solid_only=False)
         if fp is None:
@@ -335,7 +372,7 @@ def _surface(objects: list[B.SceneObject], gx: np.ndarray, gy: np.ndarray) -> np
         if not cells.any():
             continue
         xs, ys = gx[cells], gy[cells]
-        top = np.zeros(len(xs))
+        top = np.full(len(xs), -np.inf)
         for _, mesh in object_meshes(o):
             top = np.maximum(top, _top_z(mesh.triangles, xs, ys))
         height[cells] = np.maximum(height[cells], top)
@@ -343,9 +380,9 @@ def _surface(objects: list[B.SceneObject], gx: np.ndarray, gy: np.ndarray) -> np
 
 
 def _top_z(triangles: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """Highest z of the triangles over each point (x, y), 0 where none covers it: a vertical ray
+    """Highest z of the triangles over each point (x, y), -inf where none covers it: a vertical ray
     cast down (the parts have a dozen triangles, so a loop over them is cheap)."""
-    top = np.zeros(len(xs))
+    top = np.full(len(xs), -np.inf)
     for (ax, ay, az), (bx, by, bz), (cx, cy, cz) in triangles:
         det = (by - cy) * (ax - cx) + (cx - bx) * (ay - cy)
         if abs(det) < 1e-12:

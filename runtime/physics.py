@@ -24,10 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wac.bundle.terrain import height as terrain_height
 from wac.errors import WacError
 
 from .climb import step_up
 from .geometry import PartPose, euler_from_matrix, part_matrix, rotation_matrix
+from .terrain import heightfield
 from .world import ObjectState, PartState, World
 
 DT = 1.0 / 120.0
@@ -422,6 +424,14 @@ class Physics:
             p.removeBody(b, physicsClientId=c)
             self.refs.pop(b, None)
         self.ground_bodies = []
+        if self.world.scene.ground.terrain is not None:
+            b = heightfield(self.p, self.cid, self.world.scene.ground)
+            p.setCollisionFilterGroupMask(b, -1, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, physicsClientId=c)
+            p.changeDynamics(b, -1, lateralFriction=0.8, restitution=1.0, physicsClientId=c)
+            self.refs[b] = BodyRef("ground")
+            self.ground_bodies.append(b)
+            self._build_blockers()
+            return
         gx, gy = self.world.scene.ground.size
         holes = [
             (np.asarray(cn[:2]) - np.asarray(sz[:2]) / 2, np.asarray(cn[:2]) + np.asarray(sz[:2]) / 2)
@@ -467,6 +477,9 @@ class Physics:
             self.ground_bodies.append(
                 self._box(c2, (hi[0] - lo[0] + 0.2, hi[1] - lo[1] + 0.2, 1.0), BodyRef("liquid_floor"))
             )
+        self._build_blockers()
+
+    def _build_blockers(self) -> None:
         for pos, size, rot in self.world.blockers:
             m = rotation_matrix(rot)
             centre = np.asarray(pos, dtype=float) + m @ np.array([0, 0, size[2] / 2])
@@ -630,7 +643,10 @@ class Physics:
 
     # --- agent -----------------------------------------------------------------------------
     def place_agent(self, x: float, y: float, z: float | None = None) -> None:
-        zc = self.agent_height / 2 if z is None else z + self.agent_height / 2
+        """Stand the agent at (x, y): on the ground there (a heightfield's height) unless z is given."""
+        if z is None:
+            z = terrain_height(self.world.scene.ground, x, y)
+        zc = z + self.agent_height / 2
         self.p.resetBasePositionAndOrientation(self.agent, [x, y, zc], [0, 0, 0, 1], physicsClientId=self.cid)
         self.p.resetBaseVelocity(self.agent, [0, 0, 0], [0, 0, 0], physicsClientId=self.cid)
         self.quiet = 0

@@ -149,3 +149,99 @@ def test_stairs_and_ramps_build_byte_identically(project, tmp_path):
     a = build(project, text).tasks["deck_crate"]["task.json"]
     b = compile_project([project.root / "tasks"], project.root).tasks["deck_crate"]["task.json"]
     assert a == b
+
+
+# -- heightfield terrain ---------------------------------------------------------------------------
+
+MEADOW = """
+scene meadow {{
+    description "Rolling grassland."
+    type natural
+    era modern
+    ground grass size (40, 40) {ground}
+    bounds from (-15, -15) to (15, 15)
+    start at (0, -12) yaw 90 deg
+    crate_1: box size (0.6, 0.6, 0.6) at (2, 3) material wood {{ name "crate" }}
+    post_1: cylinder radius 0.08 height 3 at (5, -2) material metal {{ name "lamp post" }}
+    up: stairs at (-8, -6) yaw 90 deg steps 4 rise 0.15 m
+{extra}}}
+task meadow_crate on meadow {{
+    anomaly {anomaly}
+}}
+"""
+HILLS = "terrain heightfield seed 3 amplitude 1.5 m scale 12 m"
+
+
+def meadow(project, ground: str = HILLS, extra: str = "", anomaly: str = "float crate_1 by 0.4 m"):
+    project("m.wa", MEADOW.format(ground=ground, extra=extra, anomaly=anomaly), header="")
+    return compile_project([project.root / "tasks"], project.root)
+
+
+def test_objects_stand_on_the_heightfield_and_stairs_stay_level(project):
+    from wac.bundle.model import Ground, Terrain
+    from wac.bundle.terrain import height_range
+
+    result = meadow(project)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    scene = json.loads(result.tasks["meadow_crate"]["task.json"])["scene"]
+    assert scene["ground"]["terrain"] == {"seed": 3, "amplitude_m": 1.5, "scale_m": 12.0}
+    ground = Ground(material="grass", size=(40, 40), terrain=Terrain(seed=3, amplitude_m=1.5, scale_m=12))
+    objs = {o["id"]: o for o in scene["objects"]}
+    for oid in ("crate_1", "post_1"):
+        lo, hi = height_range(ground, objs[oid]["aabb_min"][:2], objs[oid]["aabb_max"][:2])
+        assert lo != 0.0 and objs[oid]["aabb_min"][2] == pytest.approx(lo, abs=1e-6)  # on the lowest ground
+    bases = {objs[f"up_{k}"]["aabb_min"][2] for k in range(1, 5)}
+    assert len(bases) == 1  # one level for the whole flight: the treads stay 0.15 m apart
+    base = bases.pop()
+    assert [round(objs[f"up_{k}"]["aabb_max"][2] - base, 6) for k in range(1, 5)] == [0.15, 0.3, 0.45, 0.6]
+
+
+def test_heightfields_are_deterministic_and_differ_by_seed():
+    from wac.bundle.model import Ground, Terrain
+    from wac.bundle.terrain import samples
+
+    def field(seed):
+        return samples(
+            Ground(material="grass", size=(20, 30), terrain=Terrain(seed=seed, amplitude_m=2, scale_m=8))
+        )
+
+    xs, ys, a = field(7)
+    _, _, b = field(7)
+    _, _, c = field(8)
+    assert a.shape == (len(ys), len(xs)) == (61, 41) and (a == b).all() and not (a == c).all()
+    assert -2.0 <= a.min() < 0 < a.max() <= 2.0
+    assert float(a[0, 0]) == pytest.approx(0.211143, abs=1e-6)  # pinned: the same on every machine
+
+
+def test_flat_ground_serialises_as_before(project):
+    result = meadow(project, ground="")
+    assert (
+        result.ok
+        and "terrain" not in json.loads(result.tasks["meadow_crate"]["task.json"])["scene"]["ground"]
+    )
+
+
+def test_slopes_steeper_than_the_agent_walks_are_not_walkable(project):
+    import numpy as np
+
+    from wac.bundle.model import Ground, Terrain
+    from wac.compiler.validate import _too_steep
+
+    steep = Ground(material="grass", size=(40, 40), terrain=Terrain(seed=3, amplitude_m=6, scale_m=6))
+    gentle = Ground(material="grass", size=(40, 40), terrain=Terrain(seed=3, amplitude_m=1.5, scale_m=12))
+    gx, gy = np.meshgrid(np.linspace(-15, 15, 151), np.linspace(-15, 15, 151))
+    assert _too_steep(steep, gx, gy).mean() > 0.2 and not _too_steep(gentle, gx, gy).any()
+
+
+@pytest.mark.parametrize(
+    ("ground", "extra", "anomaly", "code"),
+    [
+        ("terrain heightfield seed 2", "", "float crate_1 by 0.4 m", "E432"),
+        ("seed 2 amplitude 1 m", "", "float crate_1 by 0.4 m", "E433"),
+        (HILLS, "    pond_1: pond at (-5, 8)\n", "float crate_1 by 0.4 m", "E434"),
+        (HILLS, "", "floor_hole at (0, 0) size (1 m, 1 m)", "E434"),
+    ],
+)
+def test_bad_terrain_is_diagnosed(project, ground, extra, anomaly, code):
+    result = meadow(project, ground, extra, anomaly)
+    assert code in [d.code for d in result.diagnostics], [d.render() for d in result.diagnostics]

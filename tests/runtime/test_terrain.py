@@ -139,3 +139,89 @@ def test_a_target_seen_only_from_the_stairs_passes_its_self_check(project, tmp_p
     assert result.ok, [d.render() for d in result.diagnostics]
     r = check_bundle(out / "deck_crate")
     assert r.passed, r.reasons
+
+
+# -- heightfield terrain ---------------------------------------------------------------------------
+
+
+def hilly(objects=(), seed: int = 3, amplitude: float = 1.5, scale: float = 12.0, start=((0.0, 0.0), 0.0)):
+    from wac.bundle.model import Terrain
+
+    t = task(list(objects) or [box("marker", (0.5, 0.5, 1.0), (15.0, 15.0, 0.0))], start=start)
+    ground = t.scene.ground.model_copy(
+        update={"terrain": Terrain(seed=seed, amplitude_m=amplitude, scale_m=scale)}
+    )
+    return t.model_copy(update={"scene": t.scene.model_copy(update={"ground": ground})})
+
+
+def test_the_agent_starts_on_and_walks_over_the_heightfield(make_env):
+    from wac.bundle.terrain import height
+
+    t = hilly()
+    env = make_env(t)
+    g = t.scene.ground
+    foot = env.physics.agent_position()
+    assert foot[2] == pytest.approx(height(g, 0.0, 0.0), abs=0.02) and abs(foot[2]) > 0.1
+    zs = []
+    for _ in range(4):
+        r = env.step({"action": "move", "distance_m": 3.0, "direction": "forward"})
+        env.step("wait 0.5")
+        foot = env.physics.agent_position()
+        assert foot[2] == pytest.approx(height(g, foot[0], foot[1]), abs=0.05)  # on the surface
+        zs.append(float(foot[2]))
+    assert "blocked" not in r.outcome and foot[0] == pytest.approx(12.0, abs=0.1)
+    assert max(zs) - min(zs) > 0.3  # it went up and down hills
+
+
+def test_rays_meet_the_heightfield_where_the_terrain_says(make_env):
+    from wac.bundle.terrain import height
+
+    t = hilly()
+    env = make_env(t)
+    for x, y in ((-7.3, 4.1), (2.2, -9.6), (11.0, 11.0)):
+        ref, _, point = env.physics.ray((x, y, 10.0), (x, y, -10.0))
+        assert ref.kind == "ground" and point[2] == pytest.approx(height(t.scene.ground, x, y), abs=0.02)
+
+
+def test_the_heightfield_is_drawn(make_env):
+    """The rendered ground follows the heights: the depth below the eye matches the terrain."""
+    from wac.bundle.terrain import height
+
+    t = hilly(start=((0.0, 0.0), 0.0))
+    env = make_env(t)
+    env.pitch = 89.0  # straight down
+    ids, depth = env.renderer.render_ids(env.camera(), with_depth=True)
+    h, w = ids.shape
+    eye = env.camera().eye
+    assert ids[h // 2, w // 2] == -1
+    assert depth[h // 2, w // 2] == pytest.approx(eye[2] - height(t.scene.ground, eye[0], eye[1]), abs=0.05)
+
+
+MEADOW = """
+scene meadow {
+    description "Rolling grassland with a few crates and a lamp post."
+    type natural
+    era modern
+    ground grass size (40, 40) terrain heightfield seed 3 amplitude 1.5 m scale 12 m
+    bounds from (-15, -15) to (15, 15)
+    start at (0, -12) yaw 90 deg
+    crate_1: box size (0.6, 0.6, 0.6) at (2, 3) material wood { name "crate" }
+    crate_2: box size (0.6, 0.6, 0.6) at (-4, 6) material wood { name "crate" }
+    post_1: cylinder radius 0.08 height 3 at (5, -2) material metal { name "lamp post" }
+}
+task meadow_crate on meadow {
+    anomaly float crate_1 by 0.4 m
+}
+"""
+
+
+def test_a_task_on_a_heightfield_passes_its_self_check(project, tmp_path):
+    from wac.compiler.pipeline import compile_project
+    from wac.validation.selfcheck import check_bundle
+
+    project("meadow.wa", MEADOW, header="")
+    out = tmp_path / "build"
+    result = compile_project([project.root / "tasks"], project.root, out=out)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    r = check_bundle(out / "meadow_crate")
+    assert r.passed, r.reasons
