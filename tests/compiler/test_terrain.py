@@ -245,3 +245,21 @@ def test_slopes_steeper_than_the_agent_walks_are_not_walkable(project):
 def test_bad_terrain_is_diagnosed(project, ground, extra, anomaly, code):
     result = meadow(project, ground, extra, anomaly)
     assert code in [d.code for d in result.diagnostics], [d.render() for d in result.diagnostics]
+
+
+def test_operators_that_move_objects_put_them_on_the_heightfield(project):
+    from wac.bundle.model import Ground, Terrain
+    from wac.bundle.terrain import height, height_range
+
+    ground = Ground(material="grass", size=(40, 40), terrain=Terrain(seed=3, amplitude_m=1.5, scale_m=12))
+    result = meadow(project, anomaly="relocate crate_1 to (-6, 9)")
+    assert result.ok, [d.render() for d in result.diagnostics]
+    effect = json.loads(result.tasks["meadow_crate"]["task.json"])["anomalies"][0]["effects"][0]
+    assert effect["position"][2] == pytest.approx(height_range(ground, (-6.3, 8.7), (-5.7, 9.3))[0], abs=1e-6)
+    result = meadow(project, anomaly="pile [crate_1] at (4, 8) spread 0.2 m")
+    assert result.ok, [d.render() for d in result.diagnostics]
+    effects = json.loads(result.tasks["meadow_crate"]["task.json"])["anomalies"][0]["effects"]
+    copy = next(e["object"] for e in effects if e["kind"] == "add_object")
+    x, y, _ = copy["position"]
+    lowest = copy["aabb_min"][2]  # the tilted copy's lowest point on the ground under it
+    assert lowest == pytest.approx(height(ground, x, y), abs=1e-5) and abs(lowest) > 0.05
