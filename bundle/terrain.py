@@ -16,7 +16,8 @@ import numpy as np
 
 from wac.bundle.model import Ground, Terrain
 
-CELL_M = 0.5  # spacing of the heightfield's samples
+CELL_M = 0.5  # spacing of the heightfield's samples (coarser when a side would exceed MAX_SAMPLES)
+MAX_SAMPLES = 1025
 OCTAVES = ((1.0, 1.0), (0.5, 0.5), (0.25, 0.25))  # (size, height) of each octave, relative
 
 
@@ -56,7 +57,8 @@ def _noise(t: Terrain, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=16)
 def _samples(t: Terrain, gx: float, gy: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    nx, ny = int(np.ceil(gx / CELL_M)) + 1, int(np.ceil(gy / CELL_M)) + 1
+    cell = max(CELL_M, max(gx, gy) / (MAX_SAMPLES - 1))  # a 10 km ground is not 400 M samples
+    nx, ny = int(np.ceil(gx / cell)) + 1, int(np.ceil(gy / cell)) + 1
     xs = -gx / 2 + np.arange(nx) * (gx / (nx - 1))
     ys = -gy / 2 + np.arange(ny) * (gy / (ny - 1))
     h = np.round(_noise(t, xs[None, :], ys[:, None]), 6)

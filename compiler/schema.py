@@ -181,7 +181,7 @@ GROUND_CLAUSES = (
         choices=("flat", "heightfield"),
     ),
     _c("seed", INT, "the heightfield's seed (default 1)", lo=0, hi=2**31 - 1),
-    _c("amplitude", LENGTH, "the heightfield's heights run from -amplitude to +amplitude", lo=0.01, hi=50),
+    _c("amplitude", LENGTH, "the heightfield's heights run from -amplitude to +amplitude", lo=0.01, hi=5),
     _c("scale", LENGTH, "the size of its largest hills (default 10 m)", lo=1, hi=1000),
 )
 
