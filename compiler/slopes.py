@@ -3,7 +3,7 @@
 A flight of stairs is `steps` solid blocks, step K a box `run` deep and K × `rise` high, ids
 `LABEL_1` … `LABEL_N` from the bottom; a ramp is one wedge, id `LABEL`.  Both start at `at` (the
 middle of their low edge) and climb towards `yaw`; they are `walkable`, so the agent steps onto
-them and walks up (docs/language.md §6b).  A step higher than the agent can climb or a ramp
+them and walks up (docs/language.md §6a).  A step higher than the agent can climb or a ramp
 steeper than it can walk up is an error here, not a surprise in the self-check.
 """
 
