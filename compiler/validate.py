@@ -310,8 +310,10 @@ def footprints(built: Built, memo: dict | None) -> dict[str, Polygon | None]:
 def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
     """The walkable grid of a task: the scene's obstacles rasterised once per bounds, the task's added.
 
-    Walkable objects (ramps, stairs) are not obstacles: their tops are surface heights, and two
-    neighbouring cells connect only when their heights differ by at most a step (`_surface`)."""
+    Walkable objects (ramps, stairs) are not obstacles: their tops are surface heights (`_surface`),
+    as is a heightfield ground, whose cells steeper than the agent walks are not free; two
+    neighbouring cells connect only when their heights differ by at most a step (`_connect`).
+    Scenes with neither keep the flat grid (`height` None) and its plain connected components."""
     expl = built.exploration
     key = ("grid", built.scene_key, expl.bounds, expl.agent_radius_m)
     base = memo.get(key) if memo is not None else None
