@@ -17,6 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 SCHEMA_VERSION = "wac.bundle/1"
 
+# What the agent climbs, declared once for the compiler's checks and the runtime's physics: an edge
+# of a walkable object (a stair) up to this high, and slopes (a ramp) up to this steep.
+AGENT_STEP_M = 0.25
+AGENT_SLOPE_DEG = 35.0
+
 Vec2 = tuple[float, float]
 Vec3 = tuple[float, float, float]
 RGB = tuple[float, float, float]
@@ -68,8 +73,10 @@ class Part(Model):
     """One rigid piece of an object, in the object's frame."""
 
     id: str
-    shape: Literal["box", "cylinder", "sphere", "capsule", "cone", "mesh"]
-    size: Vec3  # bounding size before rotation: box (x, y, z); round shapes (2r, 2r, h)
+    shape: Literal["box", "cylinder", "sphere", "capsule", "cone", "wedge", "mesh"]
+    # bounding size before rotation: box and wedge (x, y, z); round shapes (2r, 2r, h).  A wedge is
+    # a box cut by the plane through its bottom -x edge and its top +x edge: a ramp rising to +x.
+    size: Vec3
     mesh: str | None = None  # asset id (content hash) when shape == "mesh"
     position: Vec3 = (0.0, 0.0, 0.0)  # centre of the part's base, object frame
     rotation_deg: Vec3 = (0.0, 0.0, 0.0)  # yaw, pitch, roll about the base centre
@@ -113,8 +120,18 @@ class SceneObject(Model):
     visible: bool = True
     liquid_depth_m: float | None = None  # water or a pit: the agent sinks this deep into it
     upright: bool = True  # has a natural up side (inverting or tilting it is a defect)
+    # the agent walks on its top (ramps, stairs): it steps onto it and climbs its slopes
+    walkable: bool = False
     aabb_min: Vec3  # world-space bounds, for checks, coverage and metrics
     aabb_max: Vec3
+
+    @model_serializer(mode="wrap")
+    def _omit_not_walkable(self, handler):
+        """Objects that are not walkable serialise exactly as before the field existed."""
+        d = handler(self)
+        if not self.walkable:
+            d.pop("walkable", None)
+        return d
 
 
 # --- scene ---------------------------------------------------------------------------------
@@ -152,9 +169,28 @@ class DayNight(Model):
     phase: float = 0.25  # fraction of the period at t = 0 (0.25 = noon)
 
 
+class Terrain(Model):
+    """Uneven ground: a heightfield of value noise, the same from the same seed everywhere
+    (`wac.bundle.terrain` computes it for the compiler, the physics and the renderer)."""
+
+    kind: Literal["heightfield"] = "heightfield"
+    seed: int
+    amplitude_m: float  # heights run from -amplitude to +amplitude
+    scale_m: float  # size of the largest hills
+
+
 class Ground(Model):
     material: str
     size: Vec2
+    terrain: Terrain | None = None  # None: flat at z = 0
+
+    @model_serializer(mode="wrap")
+    def _flat_as_before(self, handler):
+        """Flat ground serialises exactly as before terrain existed."""
+        d = handler(self)
+        if self.terrain is None:
+            d.pop("terrain", None)
+        return d
 
 
 class Fog(Model):

@@ -41,3 +41,14 @@ def object_to_world(points: np.ndarray, position, rotation_deg, scale) -> np.nda
 def part_corners_world(part, obj_position, obj_rotation, obj_scale) -> np.ndarray:
     local = part_to_object(box_corners(part.size), part.position, part.rotation_deg)
     return object_to_world(local, obj_position, obj_rotation, obj_scale)
+
+
+def wedge_mesh(sx: float, sy: float, sz: float):
+    """A ramp rising to +x as a trimesh: the box (sx, sy, sz) standing on its base centre, cut by
+    the plane through its bottom -x edge and its top +x edge."""
+    import trimesh
+
+    x0, x1, y0, y1 = -sx / 2, sx / 2, -sy / 2, sy / 2
+    v = [(x0, y0, 0), (x1, y0, 0), (x1, y1, 0), (x0, y1, 0), (x1, y0, sz), (x1, y1, sz)]
+    f = [(0, 2, 1), (0, 3, 2), (1, 2, 5), (1, 5, 4), (0, 1, 4), (3, 5, 2), (0, 4, 5), (0, 5, 3)]
+    return trimesh.Trimesh(vertices=np.asarray(v, dtype=float), faces=np.asarray(f), process=False)

@@ -14,6 +14,8 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from wac.bundle import model as B
+from wac.bundle.terrain import height as terrain_height
+from wac.bundle.terrain import height_range as terrain_height_range
 from wac.compiler import nodes as N
 from wac.compiler import schema as T
 from wac.compiler import syntax as S
@@ -339,7 +341,7 @@ class Lowerer:
             sup = self.obj(values["on"], (thing.clause("on") or thing).span)
             if sup is None:
                 return None
-        return make_object(thing, values, parts, sup, set(), self.diag)
+        return make_object(thing, values, parts, sup, set(), self.diag, self.built.scene.ground)
 
     def _rest_on_same_base(self, o: B.SceneObject, rotation) -> tuple[float, float, float]:
         lo, _ = world_bounds(o.parts, (0.0, 0.0, 0.0), rotation, o.scale)
@@ -389,10 +391,11 @@ class Lowerer:
                 "pick an object that stands on the ground or `on` another object",
             )
             return None
-        if o.support is None and o.aabb_min[2] > 0.02:
+        ground = terrain_height_range(self.built.scene.ground, o.aabb_min[:2], o.aabb_max[:2])[1]
+        if o.support is None and o.aabb_min[2] > ground + 0.02:
             self.diag.error(
                 "E607",
-                f"`{o.id}` already floats {o.aabb_min[2]:.2f} m above the ground",
+                f"`{o.id}` already floats {o.aabb_min[2] - ground:.2f} m above the ground",
                 a.operand[0].span,
                 "pick an object that stands on the ground or `on` another object",
             )
@@ -506,10 +509,11 @@ class Lowerer:
             tilt = p["tilt"] * (1 if k % 2 == 0 else -1)
             rot = (o.rotation_deg[0] + 37.0 * k, tilt, o.rotation_deg[2] + tilt / 2)
             lo, _ = world_bounds(o.parts, (0.0, 0.0, 0.0), rot, o.scale)
+            px, py = ax + r * math.cos(ang), ay + r * math.sin(ang)
             pos = (
-                round(ax + r * math.cos(ang), 6),
-                round(ay + r * math.sin(ang), 6),
-                round(-lo[2] + 0.05 * k, 6),
+                round(px, 6),
+                round(py, 6),
+                round(terrain_height(self.built.scene.ground, px, py) - lo[2] + 0.05 * k, 6),
             )
             blo, bhi = world_bounds(o.parts, pos, rot, o.scale)
             copy = o.model_copy(
@@ -548,6 +552,14 @@ class Lowerer:
 
     def op_floor_hole(self, a, spec, t, p, trig):
         (x, y), (w, d) = p["at"], p["size"]
+        if self.built.scene.ground.terrain is not None:
+            self.diag.error(
+                "E434",
+                "a hole cannot be cut into a heightfield terrain",
+                a.span,
+                "use `floor_hole` on a scene with flat ground",
+            )
+            return None
         return (
             [B.Effect(kind="add_hole", position=(x, y, 0.0), size=(w, d, 4.0))],
             {"at_words": f"({x:g}, {y:g})", "_focus_point": (x, y, 0.0)},
@@ -574,7 +586,7 @@ class Lowerer:
             [
                 B.Effect(
                     kind="add_blocker",
-                    position=(x, y, 0.0),
+                    position=(x, y, round(terrain_height(self.built.scene.ground, x, y), 6)),
                     size=size,
                     rotation_deg=(p.get("yaw", 0.0), 0.0, 0.0),
                 )
@@ -1042,7 +1054,11 @@ class Lowerer:
             base = sup.aabb_max[2]
             words = f"on top of the {sup.name}"
         elif p.get("to"):
-            (x, y), base = p["to"], 0.0
+            (x, y) = p["to"]
+            half = (np.asarray(o.aabb_max[:2]) - np.asarray(o.aabb_min[:2])) / 2
+            base = terrain_height_range(
+                self.built.scene.ground, (x - half[0], y - half[1]), (x + half[0], y + half[1])
+            )[0]
             words = f"at ({x:g}, {y:g})"
         else:
             self.diag.error("E606", "`relocate` needs `to (x, y)` or `onto OBJECT`", a.op_span)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wac.bundle import model as B
+from wac.bundle.terrain import height_range as terrain_height_range
 from wac.compiler import nodes as N
 from wac.compiler import schema as T
 from wac.compiler.diagnostics import Collector, did_you_mean
@@ -40,8 +41,10 @@ def place_objects(
     diag: Collector,
     interact: dict[str, set[str]],
     existing: dict[str, B.SceneObject] | None = None,
+    ground: B.Ground | None = None,
 ) -> dict[str, B.SceneObject]:
-    """Place declared objects, supports before what rests on them."""
+    """Place declared objects, supports before what rests on them (on a heightfield `ground`,
+    objects at (x, y) stand on it)."""
     placed: dict[str, B.SceneObject] = dict(existing or {})
     pending: dict[str, tuple[N.Thing, Path, dict, tuple[B.Part, ...]]] = {}
     first_seen: dict[str, N.Thing] = {}
@@ -92,7 +95,7 @@ def place_objects(
             if support is None:
                 visiting.discard(oid)
                 return None
-        obj = make_object(thing, values, parts, support, interact.get(oid, set()), diag)
+        obj = make_object(thing, values, parts, support, interact.get(oid, set()), diag, ground)
         visiting.discard(oid)
         if obj is not None:
             placed[oid] = obj
@@ -110,6 +113,7 @@ def make_object(
     support: B.SceneObject | None,
     extra_interactions: set[str],
     diag: Collector,
+    ground: B.Ground | None = None,
 ) -> B.SceneObject | None:
     defaults = values.get("_defaults", {})
     at = values.get("at")
@@ -157,7 +161,12 @@ def make_object(
             )
             return None
         x, y = at[0], at[1]
-        z = (at[2] if len(at) == 3 else 0.0) - lo[2]
+        base = 0.0
+        if len(at) < 3 and ground is not None and ground.terrain is not None:
+            # on a heightfield: its lowest point on the lowest ground under it (none of it floats)
+            flo, fhi = world_bounds(parts, (x, y, 0.0), (yaw, pitch, roll), scale)
+            base = terrain_height_range(ground, flo[:2], fhi[:2])[0]
+        z = (at[2] if len(at) == 3 else base) - lo[2]
     position = (round(x, 6), round(y, 6), round(z, 6))
     aabb_min, aabb_max = world_bounds(parts, position, (yaw, pitch, roll), scale)
     mass = values.get("mass", defaults.get("mass"))
@@ -180,6 +189,16 @@ def make_object(
     name = values.get("name") or defaults.get("name") or values.get("_prefab", thing.id).replace("_", " ")
     if not solid:
         parts = tuple(p.model_copy(update={"solid": False}) for p in parts)
+    walkable = bool(values.get("walkable", False))
+    if walkable and mass is not None:
+        clause = thing.clause("walkable") or thing.clause("mass")
+        diag.error(
+            "E472",
+            f"`{thing.id}` is walkable and has a mass: the agent walks only on static objects",
+            clause.span if clause else thing.span,
+            "drop `mass` (ramps and stairs stay put) or `walkable`",
+        )
+        return None
     return B.SceneObject(
         id=thing.id,
         name=name,
@@ -203,6 +222,7 @@ def make_object(
         open_time_s=values.get("open_time", defaults.get("open_time", 1.0)) or 1.0,
         liquid_depth_m=(values.get("depth", 0.8) if liquid else None),
         upright=bool(defaults.get("upright", True) if defaults.get("upright") is not None else True),
+        walkable=walkable,
         aabb_min=aabb_min,
         aabb_max=aabb_max,
     )
@@ -230,6 +250,37 @@ def settings(body: N.Body, context: str, ev: Evaluator) -> dict[str, dict]:
         else:
             out[st.keyword] = vals
     return out
+
+
+def _ground(sc: dict, diag: Collector, span) -> B.Ground | None:
+    """The scene's ground (material checked later); a heightfield's clauses are checked here."""
+    g = sc.get("ground", {})
+    size = g.get("size") or (60.0, 60.0)
+    terrain = None
+    if g.get("terrain") == "heightfield":
+        if g.get("amplitude") is None:
+            diag.error(
+                "E432",
+                "a heightfield terrain needs an `amplitude`",
+                g.get("_span", span),
+                "e.g. `ground grass size (60, 60) terrain heightfield seed 3 amplitude 1.5 m scale 12 m`",
+            )
+            return None
+        seed = g.get("seed")
+        terrain = B.Terrain(
+            seed=1 if seed is None else int(seed), amplitude_m=g["amplitude"], scale_m=g.get("scale") or 10.0
+        )
+    else:
+        given = [k for k in ("seed", "amplitude", "scale") if g.get(k) is not None]
+        if given:
+            diag.error(
+                "E433",
+                f"{', '.join(f'`{k}`' for k in given)} shape a heightfield, but the ground is flat",
+                g.get("_span", span),
+                "add `terrain heightfield` to the `ground` statement, or drop them",
+            )
+            return None
+    return B.Ground(material=g.get("material") or "grass", size=size, terrain=terrain)
 
 
 def _light(vals: dict) -> B.PointLight | None:
@@ -320,14 +371,15 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
     if key not in memo:
         sdiag = Collector()
         sc = settings(scene_decl.body, "scene", Evaluator(sdiag))
+        ground = _ground(sc, sdiag, scene_decl.span)
         interact: dict[str, set[str]] = {}
         for vals in sc.get("interact", {}).get("_all", []):
             if vals.get("object") and vals.get("action"):
                 interact.setdefault(vals["object"], set()).add(vals["action"])
         path = scene_decl.span.source.path
         things = [(t, path) for t in scene_decl.body.things]
-        things += fixed_objects(scene_decl.body, path, layout, sdiag)  # rows, grids, rings, rooms
-        objects = place_objects(things, layout, sdiag, interact)
+        things += fixed_objects(scene_decl.body, path, layout, sdiag, ground)  # rows, grids, rings, rooms, …
+        objects = place_objects(things, layout, sdiag, interact, ground=ground)
         objects, scattered = scattered_objects(
             scene_decl.body,
             path,
@@ -335,7 +387,7 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
             sdiag,
             objects,
             (sc.get("start") or {}).get("at"),
-            lambda new, old: place_objects(new, layout, sdiag, interact, existing=old),
+            lambda new, old: place_objects(new, layout, sdiag, interact, existing=old, ground=ground),
         )
         things += scattered
         for vals in sc.get("interact", {}).get("_all", []):
@@ -357,20 +409,21 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
                 )
         memo[key] = (
             sc,
+            ground,
             objects,
             dict(layout.materials.used),
             dict(layout.assets),
             tuple(sdiag.items),
             tuple(things),
         )
-    sc, objects, materials, assets, diags, things = memo[key]
+    sc, ground, objects, materials, assets, diags, things = memo[key]
     layout.materials.used.update(materials)
     layout.assets.update(assets)
-    return sc, dict(objects), diags, list(things)
+    return sc, ground, dict(objects), diags, list(things)
 
 
 def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag: Collector) -> Built | None:
-    sc, objects, scene_diags, scene_things = _scene_objects(scene_decl, layout)
+    sc, gr, objects, scene_diags, scene_things = _scene_objects(scene_decl, layout)
     diag.items.extend(scene_diags)
     tk = settings(task.body, "task", Evaluator(diag))
     interact: dict[str, set[str]] = {}
@@ -386,8 +439,8 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
                 }
             )
     tpath = task.span.source.path
-    task_things = [(t, tpath) for t in task.body.things] + fixed_objects(task.body, tpath, layout, diag)
-    objects = place_objects(task_things, layout, diag, interact, existing=objects)
+    task_things = [(t, tpath) for t in task.body.things] + fixed_objects(task.body, tpath, layout, diag, gr)
+    objects = place_objects(task_things, layout, diag, interact, existing=objects, ground=gr)
     objects, scattered = scattered_objects(
         task.body,
         tpath,
@@ -395,7 +448,7 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
         diag,
         objects,
         ((tk.get("start") or sc.get("start")) or {}).get("at"),
-        lambda new, old: place_objects(new, layout, diag, interact, existing=old),
+        lambda new, old: place_objects(new, layout, diag, interact, existing=old, ground=gr),
     )
     task_things += scattered
     for vals in tk.get("interact", {}).get("_all", []):
@@ -405,6 +458,16 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
                 "E425", f"`interact` names unknown object `{oid}`", vals["_span"], did_you_mean(oid, objects)
             )
     things = scene_things + task_things
+    if gr is not None and gr.terrain is not None:
+        for t, _ in things:
+            o = objects.get(t.id)
+            if o is not None and o.liquid_depth_m is not None:
+                diag.error(
+                    "E434",
+                    f"`{o.id}` is a liquid: a pond or pit cannot be cut into a heightfield terrain",
+                    t.span,
+                    "on a heightfield, drop the liquid or use a flat ground",
+                )
     expl = exploration(sc, tk, diag, task.span)
     ground = sc.get("ground", {})
     ground_mat = ground.get("material") or "grass"
@@ -464,7 +527,7 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
         description=desc,
         scene_type=B.SceneType(stype),
         era=era,
-        ground=B.Ground(material=ground_mat, size=gsize),
+        ground=B.Ground(material=ground_mat, size=gsize, terrain=gr.terrain if gr else None),
         sky_color=(sc.get("sky") or {}).get("color") or (0.62, 0.74, 0.88),
         ambient=(sc.get("ambient") or {}).get("level")
         if (sc.get("ambient") or {}).get("level") is not None

@@ -1,7 +1,8 @@
-"""Pass 4a', generators: the objects that `row`, `grid`, `ring`, `scatter` and `room` statements make.
+"""Pass 4a', generators: the objects that `row`, `grid`, `ring`, `scatter`, `room`, `stairs` and `ramp`
+statements make.
 
-Called by the assemble pass for the scene's body and then the task's: rows, grids, rings and
-rooms first (pure geometry, placed with the hand-written objects), then each `scatter` in
+Called by the assemble pass for the scene's body and then the task's: rows, grids, rings,
+rooms, stairs and ramps first (pure geometry, placed with the hand-written objects), then each `scatter` in
 statement order, which keeps clear of everything placed before it.
 """
 
@@ -15,13 +16,20 @@ from wac.compiler.diagnostics import Collector
 from wac.compiler.layout import Layout
 from wac.compiler.placement import expand_fixed, scatter
 from wac.compiler.rooms import expand_rooms
+from wac.compiler.slopes import expand_slopes
 
 
-def fixed_objects(body: N.Body, file: Path, layout: Layout, diag: Collector) -> list[tuple[N.Thing, Path]]:
-    """The objects of the body's rows, grids, rings and rooms."""
+def fixed_objects(
+    body: N.Body, file: Path, layout: Layout, diag: Collector, ground: B.Ground | None = None
+) -> list[tuple[N.Thing, Path]]:
+    """The objects of the body's rows, grids, rings, rooms, stairs and ramps."""
     if not body.generators:
         return []
-    return expand_fixed(body.generators, file, diag) + expand_rooms(body.generators, file, layout, diag)
+    return (
+        expand_fixed(body.generators, file, diag)
+        + expand_rooms(body.generators, file, layout, diag)
+        + expand_slopes(body.generators, file, diag, ground)
+    )
 
 
 def scattered_objects(

@@ -20,7 +20,7 @@ from wac.compiler.diagnostics import Collector, did_you_mean
 from wac.compiler.resolve import Loader, Visible
 from wac.compiler.values import Evaluator, param_type
 
-PRIMITIVES = ("box", "cylinder", "sphere", "capsule", "cone", "mesh")
+PRIMITIVES = ("box", "cylinder", "sphere", "capsule", "cone", "wedge", "mesh")
 DEFAULT_MATERIAL = "plaster"
 MESH_SUFFIXES = (".obj", ".stl", ".ply", ".glb")
 
@@ -144,10 +144,10 @@ class Layout:
     ) -> B.Part | None:
         size = None
         mesh_id = None
-        if shape == "box":
+        if shape in ("box", "wedge"):
             size = values.get("size")
             if size is None:
-                self.diag.error("E404", f"box `{pid}` needs `size (x, y, z)`", span)
+                self.diag.error("E404", f"{shape} `{pid}` needs `size (x, y, z)`", span)
                 return None
         elif shape in ("cylinder", "capsule", "cone"):
             r, h = values.get("radius"), values.get("height")

@@ -16,6 +16,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from wac.bundle import model as B
+from wac.bundle.model import AGENT_STEP_M
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
 from wac.taxonomy.registry import registry
@@ -71,7 +72,8 @@ def _preferred_direction(kind: str, low: Lowered):
 
 
 def _graph(grid: Grid) -> csr_matrix:
-    """8-connected graph of the reachable cells, edge weights in cells."""
+    """8-connected graph of the reachable cells, edge weights in cells; over uneven ground only
+    between cells whose heights differ by a step at most."""
     h, w = grid.reach.shape
     idx = np.arange(h * w).reshape(h, w)
     ok = grid.reach
@@ -80,6 +82,9 @@ def _graph(grid: Grid) -> csr_matrix:
         i1 = h - di
         j0, j1 = max(0, -dj), w - max(0, dj)
         both = ok[0:i1, j0:j1] & ok[di : i1 + di, j0 + dj : j1 + dj]
+        if grid.height is not None:
+            rise = np.abs(grid.height[0:i1, j0:j1] - grid.height[di : i1 + di, j0 + dj : j1 + dj])
+            both &= rise <= AGENT_STEP_M + 1e-9
         rows.append(idx[0:i1, j0:j1][both])
         cols.append(idx[di : i1 + di, j0 + dj : j1 + dj][both])
         weights.append(np.full(int(both.sum()), math.hypot(di, dj)))
@@ -90,21 +95,30 @@ def _graph(grid: Grid) -> csr_matrix:
 
 
 def _clear_line(grid: Grid, a: tuple[float, float], b: tuple[float, float], ignore=None) -> bool:
-    """Walkable straight segment between two points (inflated obstacles)."""
+    """Walkable straight segment between two points (inflated obstacles, no rise over a step)."""
     dist = math.dist(a, b)
     n = max(2, int(dist / (grid.cell / 2)))
+    last = None
     for k in range(n + 1):
         x = a[0] + (b[0] - a[0]) * k / n
         y = a[1] + (b[1] - a[1]) * k / n
         i, j = grid.cell_of(x, y)
         if not (0 <= i < grid.reach.shape[0] and 0 <= j < grid.reach.shape[1]) or not grid.reach[i, j]:
             return False
+        if grid.height is not None:
+            z = float(grid.height[i, j])
+            if last is not None and abs(z - last) > AGENT_STEP_M + 1e-9:
+                return False
+            last = z
     return True
 
 
-def _line_of_sight(grid: Grid, a, b, target_box) -> bool:
+def _line_of_sight(grid: Grid, a, b, target_box, tz: float | None = None) -> bool:
+    """No solid footprint between a and b (in plan); over uneven ground also no surface above the
+    sight line from the eye at a (on the surface there) to the height `tz` at b."""
     dist = math.dist(a, b)
     n = max(2, int(dist / (grid.cell / 2)))
+    eye = EYE_M + grid.height_at(*a)
     for k in range(1, n):
         x = a[0] + (b[0] - a[0]) * k / n
         y = a[1] + (b[1] - a[1]) * k / n
@@ -115,6 +129,8 @@ def _line_of_sight(grid: Grid, a, b, target_box) -> bool:
             return True
         i, j = grid.cell_of(x, y)
         if 0 <= i < grid.occupancy.shape[0] and 0 <= j < grid.occupancy.shape[1] and grid.occupancy[i, j]:
+            return False
+        if grid.height is not None and tz is not None and grid.height_at(x, y) > eye + (tz - eye) * k / n:
             return False
     return True
 
@@ -268,7 +284,13 @@ def _make_plan(
             "move the start, the target or the bounds",
         )
     start_idx = grid.start[0] * w + grid.start[1]
-    key = ("paths", grid.reach.tobytes(), grid.reach.shape, start_idx)
+    key = (
+        "paths",
+        grid.reach.tobytes(),
+        grid.reach.shape,
+        start_idx,
+        None if grid.height is None else grid.height.tobytes(),
+    )
     if memo is not None and key in memo:
         lengths, preds = memo[key]
     else:
@@ -284,7 +306,7 @@ def _make_plan(
     for k in order[:400]:
         if not cand[k] or not np.isfinite(cost[k]):
             break
-        clear = _line_of_sight(grid, (cx[k], cy[k]), (tx, ty), box)
+        clear = _line_of_sight(grid, (cx[k], cy[k]), (tx, ty), box, tz)
         if kind == "near_far":  # there must be room to step back past the trigger's distance
             threshold = low.trigger.distance_m or 6.0
             away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
@@ -339,7 +361,7 @@ def _make_plan(
         steps.append(B.PlanStep(action="turn", args={"degrees": t}))
         yaw = want
     flat_d = max(0.5, math.dist(pos, (aim_x, aim_y)))
-    pitch = round(math.degrees(math.atan2(EYE_M - tz, flat_d)), 1)
+    pitch = round(math.degrees(math.atan2(EYE_M + grid.height_at(*pos) - tz, flat_d)), 1)
     if abs(pitch - expl.start.pitch_deg) > 5:
         steps.append(B.PlanStep(action="look", args={"degrees": round(pitch - expl.start.pitch_deg, 1)}))
     name = focus.name if focus is not None else "spot"

@@ -67,7 +67,7 @@ ERA_YEARS = {
     "modern": (1945, 2100),
 }
 INTERACTIONS = ("open", "toggle", "push", "pick_up")
-SHAPES = ("box", "cylinder", "sphere", "capsule", "cone", "mesh")
+SHAPES = ("box", "cylinder", "sphere", "capsule", "cone", "wedge", "mesh")
 
 # Clauses shared by placed things (objects and parts).
 PLACEMENT = (
@@ -80,7 +80,7 @@ PLACEMENT = (
     _c("solid", BOOL, "whether it blocks movement (default yes)"),
 )
 SHAPE_SIZE = (
-    _c("size", VEC3, "box size (x, y, z)", lo=0.001, hi=1000),
+    _c("size", VEC3, "box or wedge size (x, y, z)", lo=0.001, hi=1000),
     _c("radius", LENGTH, "radius of a cylinder, sphere, capsule or cone", lo=0.001, hi=500),
     _c("height", LENGTH, "height of a cylinder, capsule or cone", lo=0.001, hi=1000),
     _c("file", STRING, "mesh file (OBJ, STL, PLY, GLB) inside the project root"),
@@ -109,6 +109,11 @@ OBJECT_CLAUSES = (
         _c("open_time", DURATION, "for doors: how long opening or closing takes", lo=0.05, hi=30),
         _c("liquid", BOOL, "water or a pit: the agent sinks into it instead of walking on it"),
         _c("depth", LENGTH, "for liquids: how deep the agent sinks", lo=0.05, hi=5),
+        _c(
+            "walkable",
+            BOOL,
+            "the agent walks on its top: it steps up edges of at most 0.25 m and climbs slopes of at most 35 deg",
+        ),
     )
 )
 
@@ -167,7 +172,18 @@ DAY_NIGHT_CLAUSES = (
     _c("phase", FRACTION, "time of day at the start (0.25 = noon, 0.75 = midnight)", lo=0, hi=1),
 )
 
-GROUND_CLAUSES = (_c("size", VEC2, "extent (x, y) of the ground", lo=1, hi=10000),)
+GROUND_CLAUSES = (
+    _c("size", VEC2, "extent (x, y) of the ground", lo=1, hi=10000),
+    _c(
+        "terrain",
+        ENUM,
+        "`flat` (default) or a seeded `heightfield` of hills",
+        choices=("flat", "heightfield"),
+    ),
+    _c("seed", INT, "the heightfield's seed (default 1)", lo=0, hi=2**31 - 1),
+    _c("amplitude", LENGTH, "the heightfield's heights run from -amplitude to +amplitude", lo=0.01, hi=5),
+    _c("scale", LENGTH, "the size of its largest hills (default 10 m)", lo=1, hi=1000),
+)
 
 START_CLAUSES = (
     _c("at", VEC2, "start position (x, y)"),
@@ -554,6 +570,37 @@ GENERATOR_STATEMENTS = (
         block="room",
         repeatable=True,
         example="kitchen: room from (0, 0) to (5, 4) material plaster { door s at 1.5 m }",
+    ),
+    Statement(
+        "stairs",
+        "a walkable flight of steps: ids LABEL_1 … LABEL_N from the bottom, climbing towards `yaw`",
+        (),
+        (
+            _c("at", VEC2, "the middle of the bottom step's front edge"),
+            _c("steps", INT, "how many steps", lo=1, hi=200),
+            _c("rise", LENGTH, "height of each step (default 0.17 m; at most 0.25 m)", lo=0.01, hi=5),
+            _c("run", LENGTH, "depth of each step (default 0.3 m)", lo=0.25, hi=10),
+            _c("width", LENGTH, "width of the flight (default 1.2 m)", lo=0.3, hi=100),
+        ),
+        example="up: stairs at (2, 0) yaw 90 deg steps 6 rise 0.17 m run 0.3 m width 1.2 m",
+    ),
+    Statement(
+        "ramp",
+        "a walkable slope: one wedge, id LABEL, rising from `at` towards `yaw`",
+        (),
+        (
+            _c("at", VEC2, "the middle of the ramp's low edge"),
+            _c("length", LENGTH, "its length over the ground", lo=0.1, hi=1000),
+            _c(
+                "rise",
+                LENGTH,
+                "height of its high end (at most 35 deg: rise ≤ 0.7 × length)",
+                lo=0.01,
+                hi=100,
+            ),
+            _c("width", LENGTH, "its width (default 1.2 m)", lo=0.3, hi=100),
+        ),
+        example="slope: ramp at (0, 4) yaw 0 deg length 4 m rise 1 m width 1.5 m",
     ),
 )
 GENERATORS = {s.keyword: s for s in GENERATOR_STATEMENTS}

@@ -5,7 +5,9 @@ Pairs of objects are found with a broad phase (shapely's STRtree over the object
 boxes), so a scene of n objects costs about n log n, not n²; interpenetration of the
 candidate pairs then uses trimesh's collision manager (FCL) on the solid parts' meshes;
 reachability rasterises solid footprints (inflated by the agent's radius) onto a grid
-inside the bounds polygon and labels its connected components with scipy.
+inside the bounds polygon and labels its connected components with scipy.  Walkable objects
+(stairs, ramps) are surfaces rather than obstacles: their tops give the cells heights, and cells
+connect only a step apart (`_connect`).
 """
 
 from __future__ import annotations
@@ -20,14 +22,17 @@ from shapely import contains_xy
 from shapely.geometry import MultiPoint, Point, Polygon
 
 from wac.bundle import model as B
-from wac.bundle.transforms import part_corners_world
+from wac.bundle.model import AGENT_SLOPE_DEG, AGENT_STEP_M
+from wac.bundle.terrain import height as terrain_height
+from wac.bundle.terrain import height_range
+from wac.bundle.transforms import part_corners_world, wedge_mesh
 from wac.compiler.assemble import Built
 from wac.compiler.diagnostics import Collector
 
 CELL_M = 0.2
 TOUCH_M = 0.015  # objects closer than this touch (and can support one another)
 PENETRATION_M = 0.02  # deeper overlaps between solids are errors
-STEP_M = 0.08  # the agent rolls over solids lower than this (it cannot climb: the runtime has no steps)
+STEP_M = 0.08  # the agent rolls over solids lower than this (it climbs only walkable ones: ramps, stairs)
 AGENT_TOP_M = 1.8  # and walks under solids higher than this
 
 
@@ -42,6 +47,16 @@ class Grid:
     reach: np.ndarray  # bool, connected to the start
     start: tuple[int, int]
     occupancy: np.ndarray  # bool, cells covered by solid footprints (not inflated): for line of sight
+    # height of the surface the agent stands on in each cell (walkable objects' tops); None: flat
+    height: np.ndarray | None = None
+
+    def height_at(self, x: float, y: float) -> float:
+        if self.height is None:
+            return 0.0
+        i, j = self.cell_of(x, y)
+        if 0 <= i < self.height.shape[0] and 0 <= j < self.height.shape[1]:
+            return float(self.height[i, j])
+        return 0.0
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:
         return int((y - self.y0) // self.cell), int((x - self.x0) // self.cell)
@@ -50,13 +65,16 @@ class Grid:
         return self.x0 + (j + 0.5) * self.cell, self.y0 + (i + 0.5) * self.cell
 
 
-def footprint(obj: B.SceneObject, solid_only: bool = True) -> Polygon | None:
+def footprint(obj: B.SceneObject, solid_only: bool = True, ground: float = 0.0) -> Polygon | None:
+    """The object's outline on the ground: with `solid_only`, of its solid parts between a kerb's
+    and the agent's height above `ground` (the height of the ground under it)."""
     pts = [
         part_corners_world(p, obj.position, obj.rotation_deg, obj.scale)
         for p in obj.parts
         if p.solid or not solid_only
     ]
-    pts = [p for p in pts if (p[:, 2].max() > STEP_M and p[:, 2].min() < AGENT_TOP_M)] if solid_only else pts
+    lo, hi = ground + STEP_M, ground + AGENT_TOP_M
+    pts = [p for p in pts if (p[:, 2].max() > lo and p[:, 2].min() < hi)] if solid_only else pts
     if not pts:
         return None
     hull = MultiPoint(np.vstack(pts)[:, :2]).convex_hull
@@ -88,6 +106,8 @@ def _primitive_mesh(shape: str, size: tuple[float, float, float]):
     elif shape == "cone":
         m = trimesh.creation.cone(radius=sx / 2, height=sz, sections=16)
         m.apply_translation((0, 0, -sz / 2))
+    elif shape == "wedge":
+        return wedge_mesh(sx, sy, sz)
     else:
         m = trimesh.creation.icosphere(subdivisions=1, radius=sx / 2)
     m.apply_translation((0, 0, sz / 2))
@@ -201,7 +221,7 @@ def _check_clean(
                 f"`{o.id}` is attached to unknown object `{o.attached_to}`",
                 thing.span if thing else span,
             )
-        if o.id in benign or o.aabb_min[2] <= TOUCH_M:
+        if o.id in benign or o.aabb_min[2] <= _ground_top(built.scene.ground, o) + TOUCH_M:
             continue
         if o.support is not None or o.attached_to is not None:
             continue
@@ -253,45 +273,156 @@ def _check_clean(
             )
 
 
+def _ground_top(ground: B.Ground, o: B.SceneObject) -> float:
+    """Highest ground under an object (0 on flat ground)."""
+    return height_range(ground, o.aabb_min[:2], o.aabb_max[:2])[1] if ground.terrain is not None else 0.0
+
+
+def _ground_under(ground: B.Ground, o: B.SceneObject) -> float:
+    """Lowest ground under an object: what its obstacle heights are measured from."""
+    return height_range(ground, o.aabb_min[:2], o.aabb_max[:2])[0] if ground.terrain is not None else 0.0
+
+
 def footprints(built: Built, memo: dict | None) -> dict[str, Polygon | None]:
     """Solid footprints of every object; the scene's own are computed once per build."""
     key = ("footprints", built.scene_key)
     cached = memo.get(key) if memo is not None else None
+    g = built.scene.ground
     if cached is None:
-        cached = {o.id: footprint(o) for o in built.scene.objects if o.id not in built.task_local and o.solid}
+        cached = {
+            o.id: footprint(o, ground=_ground_under(g, o))
+            for o in built.scene.objects
+            if o.id not in built.task_local and o.solid
+        }
         if memo is not None:
             memo[key] = cached
     out = dict(cached)
-    out.update({oid: footprint(built.objects[oid]) for oid in built.task_local if built.objects[oid].solid})
+    out.update(
+        {
+            oid: footprint(built.objects[oid], ground=_ground_under(g, built.objects[oid]))
+            for oid in built.task_local
+            if built.objects[oid].solid
+        }
+    )
     return out
 
 
 def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
-    """The walkable grid of a task: the scene's obstacles rasterised once per bounds, the task's added."""
+    """The walkable grid of a task: the scene's obstacles rasterised once per bounds, the task's added.
+
+    Walkable objects (ramps, stairs) are not obstacles: their tops are surface heights (`_surface`),
+    as is a heightfield ground, whose cells steeper than the agent walks are not free; two
+    neighbouring cells connect only when their heights differ by at most a step (`_connect`).
+    Scenes with neither keep the flat grid (`height` None) and its plain connected components."""
     expl = built.exploration
     key = ("grid", built.scene_key, expl.bounds, expl.agent_radius_m)
     base = memo.get(key) if memo is not None else None
+    walk = {o.id for o in built.objects.values() if o.walkable and o.solid}
     if base is None:
         fps = footprints(built, memo)
         scene_ids = [o.id for o in built.scene.objects if o.id not in built.task_local]
-        base = _rasterise(expl, [fps.get(i) for i in scene_ids])
+        base = _rasterise(expl, [fps.get(i) if i not in walk else None for i in scene_ids])
         if memo is not None:
             memo[key] = base
     minx, miny, nx, ny, gx, gy, inside, blocked, occupied = base
     if built.task_local:
         extra = _rasterise(
-            expl, [footprint(built.objects[i]) for i in sorted(built.task_local) if built.objects[i].solid]
+            expl,
+            [
+                footprint(built.objects[i], ground=_ground_under(built.scene.ground, built.objects[i]))
+                for i in sorted(built.task_local)
+                if built.objects[i].solid and i not in walk
+            ],
         )
         blocked = blocked | extra[7]
         occupied = occupied | extra[8]
     free = inside & ~blocked
     sx, sy = expl.start.position
     si, sj = int((sy - miny) // CELL_M), int((sx - minx) // CELL_M)
-    labels, _ = ndimage.label(free)
+    height = None
+    ground = built.scene.ground
+    if walk or ground.terrain is not None:
+        height = _surface([built.objects[i] for i in sorted(walk)], gx, gy, ground)
+        if ground.terrain is not None:
+            free = free & ~_too_steep(ground, gx, gy)
+        free, labels = _connect(free, height, expl.agent_radius_m)
+    else:
+        labels, _ = ndimage.label(free)
     reach = np.zeros_like(free)
     if 0 <= si < ny and 0 <= sj < nx and free[si, sj]:
         reach = labels == labels[si, sj]
-    return Grid(minx, miny, CELL_M, free, reach, (si, sj), occupied)
+    return Grid(minx, miny, CELL_M, free, reach, (si, sj), occupied, height)
+
+
+def _too_steep(ground: B.Ground, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """Cells where the terrain slopes more steeply than the agent walks up."""
+    d = CELL_M / 2
+    sx = (terrain_height(ground, gx + d, gy) - terrain_height(ground, gx - d, gy)) / (2 * d)
+    sy = (terrain_height(ground, gx, gy + d) - terrain_height(ground, gx, gy - d)) / (2 * d)
+    return np.hypot(sx, sy) > np.tan(np.radians(AGENT_SLOPE_DEG))
+
+
+def _surface(objects: list[B.SceneObject], gx: np.ndarray, gy: np.ndarray, ground: B.Ground) -> np.ndarray:
+    """Height of the surface in each cell: the highest top of a walkable object over its centre
+    (rays cast down onto the solid parts' meshes), else the ground's (0 unless a heightfield)."""
+    height = np.asarray(terrain_height(ground, gx, gy), dtype=float) * np.ones_like(gx, dtype=float)
+    for o in objects:
+        fp = footprint(o, solid_only=False)
+        if fp is None:
+            continue
+        cells = contains_xy(fp.buffer(1e-4), gx, gy)  # a cell on the edge between two steps
+        if not cells.any():
+            continue
+        xs, ys = gx[cells], gy[cells]
+        top = np.full(len(xs), -np.inf)
+        for _, mesh in object_meshes(o):
+            top = np.maximum(top, _top_z(mesh.triangles, xs, ys))
+        height[cells] = np.maximum(height[cells], top)
+    return height
+
+
+def _top_z(triangles: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Highest z of the triangles over each point (x, y), -inf where none covers it: a vertical ray
+    cast down (the parts have a dozen triangles, so a loop over them is cheap)."""
+    top = np.full(len(xs), -np.inf)
+    for (ax, ay, az), (bx, by, bz), (cx, cy, cz) in triangles:
+        det = (by - cy) * (ax - cx) + (cx - bx) * (ay - cy)
+        if abs(det) < 1e-12:
+            continue  # a vertical face
+        u = ((by - cy) * (xs - cx) + (cx - bx) * (ys - cy)) / det
+        v = ((cy - ay) * (xs - cx) + (ax - cx) * (ys - cy)) / det
+        w = 1.0 - u - v
+        inside = (u >= -1e-6) & (v >= -1e-6) & (w >= -1e-6)  # shared edges belong to both
+        top = np.where(inside, np.maximum(top, u * az + v * bz + w * cz), top)
+    return top
+
+
+def _connect(free: np.ndarray, height: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Cells the agent can stand on over uneven ground and their connected components: a cell is
+    taken when no surface within the agent's radius rises more than a step above it (the side of
+    a flight of stairs is a wall), and neighbours connect when their heights differ by a step at most."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    k = max(1, int(round(radius / CELL_M)))
+    yy, xx = np.mgrid[-k : k + 1, -k : k + 1]
+    disc = (xx * xx + yy * yy) * CELL_M * CELL_M <= radius * radius + 1e-9
+    above = ndimage.maximum_filter(height, footprint=disc, mode="nearest") - height
+    free = free & (above <= AGENT_STEP_M + 1e-9)
+    h, w = free.shape
+    idx = np.arange(h * w).reshape(h, w)
+    rows, cols = [], []
+    for di, dj in ((0, 1), (1, 0)):
+        a, b = free[: h - di, : w - dj], free[di:, dj:]
+        step = np.abs(height[: h - di, : w - dj] - height[di:, dj:]) <= AGENT_STEP_M + 1e-9
+        both = a & b & step
+        rows.append(idx[: h - di, : w - dj][both])
+        cols.append(idx[di:, dj:][both])
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    graph = coo_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=(h * w, h * w))
+    _, comp = connected_components(graph, directed=False)
+    labels = np.where(free, comp.reshape(h, w) + 1, 0)
+    return free, labels
 
 
 def _rasterise(expl: B.Exploration, fps: list) -> tuple:

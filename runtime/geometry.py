@@ -16,6 +16,7 @@ import numpy as np
 import trimesh
 
 from wac.bundle.model import Part
+from wac.bundle.transforms import wedge_mesh
 from wac.errors import BundleError
 
 
@@ -123,6 +124,8 @@ def _primitive(shape: str, sx: float, sy: float, sz: float) -> trimesh.Trimesh:
         m = trimesh.creation.cone(radius=0.5, height=1.0, sections=24)
         m.apply_translation((0, 0, -0.5))
         m.apply_scale((sx, sy, sz))
+    elif shape == "wedge":
+        m = wedge_mesh(sx, sy, sz)
     else:
         raise BundleError(f"unknown part shape {shape!r}")
     # centre the bounding box on (0, 0, h/2): base centre at the origin

@@ -6,7 +6,8 @@ parts become collision-free "ghost" bodies that rays still hit (view tests, the 
 The agent is an upright dynamic capsule driven by velocity, so solids block it.  Its push on
 dynamic objects is force-limited (`PUSH_FORCE_N`, a person leaning in): it cannot walk into a
 dynamic object faster than the object gives way, and it leans on it with at most that force, so
-a heavy object blocks it and a light one is shoved away (`Physics._limit_push`).  Liquids have
+a heavy object blocks it and a light one is shoved away (`Physics._limit_push`).  Onto walkable
+objects (stairs) it steps up edges of up to a step's height (`climb.py`).  Liquids have
 no collider: the ground has a hole under them and a floor at their bottom, so the agent sinks in.
 
 Steps are skipped while nothing can change (`Physics.step`): the agent stands still and rests,
@@ -23,9 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wac.bundle.terrain import height as terrain_height
 from wac.errors import WacError
 
+from .climb import step_up
 from .geometry import PartPose, euler_from_matrix, part_matrix, rotation_matrix
+from .terrain import heightfield
 from .world import ObjectState, PartState, World
 
 DT = 1.0 / 120.0
@@ -146,6 +150,7 @@ class Physics:
         self.agent = -1
         self.com: dict[int, np.ndarray] = {}  # body -> centre of mass in its base frame
         self.passable: set[str] = set()  # objects the agent currently walks through (no push)
+        self.walkable_bodies: set[int] = set()  # bodies of walkable objects: the agent steps up onto them
         self.awake: set[int] = set()  # dynamic bodies woken for good and stepped since (see `_wake`)
         self._waking: set[int] = set()  # woken, not stepped yet
         self._kicks: list[tuple[int, tuple, tuple]] = []  # velocity changes held back one step
@@ -176,6 +181,7 @@ class Physics:
         self._read.clear()
         self.quiet = 0
         self.bodies.clear()
+        self.walkable_bodies.clear()
         self.versions.clear()
         self.ground_bodies = []
         self.ground_version = -1
@@ -316,6 +322,7 @@ class Physics:
             self._posed.pop(body, None)
             self.com.pop(body, None)
             self._read.pop(body, None)
+            self.walkable_bodies.discard(body)
             self.awake.discard(body)
             self._waking.discard(body)
         self._pose_keys.pop(oid, None)
@@ -392,6 +399,8 @@ class Physics:
             if b is not None:
                 out.append((b, "#reach"))
         self.bodies[st.id] = out
+        if st.spec.walkable:
+            self.walkable_bodies.update(b for b, part in out if part is None or not part.startswith("#"))
 
     def _part_base(self, st: ObjectState, ps: PartState, visual: bool = False) -> np.ndarray:
         """Body frame of a separately posed part: the object frame moved by the part's hinge/spin
@@ -415,6 +424,14 @@ class Physics:
             p.removeBody(b, physicsClientId=c)
             self.refs.pop(b, None)
         self.ground_bodies = []
+        if self.world.scene.ground.terrain is not None:
+            b = heightfield(self.p, self.cid, self.world.scene.ground)
+            p.setCollisionFilterGroupMask(b, -1, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, physicsClientId=c)
+            p.changeDynamics(b, -1, lateralFriction=0.8, restitution=1.0, physicsClientId=c)
+            self.refs[b] = BodyRef("ground")
+            self.ground_bodies.append(b)
+            self._build_blockers()
+            return
         gx, gy = self.world.scene.ground.size
         holes = [
             (np.asarray(cn[:2]) - np.asarray(sz[:2]) / 2, np.asarray(cn[:2]) + np.asarray(sz[:2]) / 2)
@@ -460,6 +477,9 @@ class Physics:
             self.ground_bodies.append(
                 self._box(c2, (hi[0] - lo[0] + 0.2, hi[1] - lo[1] + 0.2, 1.0), BodyRef("liquid_floor"))
             )
+        self._build_blockers()
+
+    def _build_blockers(self) -> None:
         for pos, size, rot in self.world.blockers:
             m = rotation_matrix(rot)
             centre = np.asarray(pos, dtype=float) + m @ np.array([0, 0, size[2] / 2])
@@ -623,7 +643,10 @@ class Physics:
 
     # --- agent -----------------------------------------------------------------------------
     def place_agent(self, x: float, y: float, z: float | None = None) -> None:
-        zc = self.agent_height / 2 if z is None else z + self.agent_height / 2
+        """Stand the agent at (x, y): on the ground there (a heightfield's height) unless z is given."""
+        if z is None:
+            z = terrain_height(self.world.scene.ground, x, y)
+        zc = z + self.agent_height / 2
         self.p.resetBasePositionAndOrientation(self.agent, [x, y, zc], [0, 0, 0, 1], physicsClientId=self.cid)
         self.p.resetBaseVelocity(self.agent, [0, 0, 0], [0, 0, 0], physicsClientId=self.cid)
         self.quiet = 0
@@ -658,6 +681,8 @@ class Physics:
             p.changeDynamics(self.agent, -1, mass=0, physicsClientId=c)
         elif walking:
             vx, vy = self._limit_push(vx, vy, foot)
+            if self.walkable_bodies and step_up(self, vx, vy, foot):  # onto a stair ahead
+                vz = max(vz, 0.0)
         p.resetBaseVelocity(self.agent, [vx, vy, vz], [0, 0, 0], physicsClientId=c)
         p.stepSimulation(physicsClientId=c)
         if self._waking:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wac.bundle.terrain import samples as terrain_samples
 from wac.errors import WacError
 
 from .atmosphere import fogged, tinted
@@ -456,7 +457,20 @@ class Renderer:
         src.SetPoint1(gx / 2, -gy / 2, 0)
         src.SetPoint2(-gx / 2, gy / 2, 0)
         src.SetResolution(max(1, int(gx)), max(1, int(gy)))
+        terrain = self.world.scene.ground.terrain is not None
+        if terrain:  # the heightfield's samples, lifted: the physics' surface, shaded by its normals
+            xs, ys, h = terrain_samples(self.world.scene.ground)
+            src.SetResolution(len(xs) - 1, len(ys) - 1)
         src.Update()
+        if terrain:
+            pts = src.GetOutput().GetPoints()
+            for k, z in enumerate(h.ravel()):  # the plane's points run x fastest, then y, as h does
+                x, y, _ = pts.GetPoint(k)
+                pts.SetPoint(k, x, y, float(z))
+            normals = vtk.vtkPolyDataNormals()
+            normals.SetInputData(src.GetOutput())
+            normals.Update()
+            src = normals
         mapper = vtk.vtkPolyDataMapper()
         mapper.SetInputData(src.GetOutput())
         actor = vtk.vtkActor()
@@ -482,10 +496,13 @@ class Renderer:
         vtk = self.vtk
         gx, gy = self.world.scene.ground.size
         mx, my = gx / 2 + 10.0, gy / 2 + 10.0
+        zs = -0.3
+        if self.world.scene.ground.terrain is not None:
+            zs += float(terrain_samples(self.world.scene.ground)[2].min())
         src = vtk.vtkPlaneSource()
-        src.SetOrigin(-mx, -my, -0.3)
-        src.SetPoint1(mx, -my, -0.3)
-        src.SetPoint2(-mx, my, -0.3)
+        src.SetOrigin(-mx, -my, zs)
+        src.SetPoint1(mx, -my, zs)
+        src.SetPoint2(-mx, my, zs)
         src.Update()
         actor = vtk.vtkActor()
         actor.SetMapper(self._mapper(src.GetOutput()))
@@ -495,8 +512,11 @@ class Renderer:
         # An invisible box around everything: VTK fits the light cameras to the bounds of every prop,
         # drawn or not, so with it a spinning blade or a pushed crate does not shift every shadow.
         objs = self.world.scene.objects
-        zlo = min([-0.3] + [o.aabb_min[2] for o in objs])
-        zhi = max([0.0] + [o.aabb_max[2] for o in objs] + [_spin_top(o) for o in objs]) + 0.3
+        zlo = min([zs] + [o.aabb_min[2] for o in objs])
+        ztop = 0.0
+        if self.world.scene.ground.terrain is not None:
+            ztop = float(terrain_samples(self.world.scene.ground)[2].max())
+        zhi = max([ztop] + [o.aabb_max[2] for o in objs] + [_spin_top(o) for o in objs]) + 0.3
         self._anchor_box = (
             min([-mx] + [o.aabb_min[0] for o in objs]),
             max([mx] + [o.aabb_max[0] for o in objs]),

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wac.bundle.model import CompiledTask
+from wac.bundle.terrain import height_range as terrain_height_range
 from wac.bundle.transforms import rotation
 
 from .capture import Run, Sample, anchor, as_array, eye_distance, focal_px640, focus_ids, mean_rgb
@@ -158,7 +159,7 @@ def measure_support(env, task) -> dict:
         lo, hi = w.aabb(st)
         shrink = (hi[:2] - lo[:2]) * 0.15
         flo, fhi = lo[:2] + shrink, hi[:2] - shrink
-        surface, under = 0.0, None
+        surface, under = terrain_height_range(task.scene.ground, flo, fhi)[1], None  # 0 on flat ground
         for other in w.objects.values():
             if other.id == oid or not other.present or other.spec.attached_to == oid:
                 continue
