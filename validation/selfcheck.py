@@ -232,6 +232,11 @@ def allowed_to_differ(task: CompiledTask) -> set[str]:
     return out
 
 
+# signatures hold positions to 1 cm and angles to 1 deg: the same pose a hair apart in the two
+# worlds (a settling dynamic object) may round one step apart, which is no change
+NOISE_M, NOISE_DEG = 0.015, 1.5
+
+
 def check_one_change(task: CompiledTask, clean: Run, pert: Run) -> tuple[list[str], list[str]]:
     """Only the anomalies' targets (and what they add or declare with `affects`) may differ between the worlds.
 
@@ -268,6 +273,8 @@ def check_one_change(task: CompiledTask, clean: Run, pert: Run) -> tuple[list[st
                     f"{when}, but it is not a target of the anomaly (declare it with `affects {oid}` if deliberate)"
                 )
                 continue
+            if _close(cs[oid], ps[oid], metres=NOISE_M, degrees=NOISE_DEG):
+                continue  # one rounding step apart: float noise at the edge of a 1 cm / 1 deg bucket
             fields = [k for (k, a), (_, b) in zip(cs[oid], ps[oid], strict=True) if a != b]
             if when == "after the run" and oid in dynamic and _close(cs[oid], ps[oid]):
                 continue  # a pushed dynamic object: contact chaos of a few cm / deg is not a change

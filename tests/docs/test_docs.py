@@ -204,3 +204,14 @@ def test_relative_links_resolve(page: str) -> None:
         pytest.fail(f"docs/{page} is missing")
     for target in re.findall(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)", _read(path)):
         assert (path.parent / target).exists(), f"docs/{page} links to missing {target}"
+
+
+def test_no_merge_conflict_markers_in_docs() -> None:
+    """A merge left `<<<<<<<`/`=======`/`>>>>>>>` lines in errors.md once; they render as text."""
+    bad = [
+        f"{p.name}:{i}"
+        for p in sorted(DOCS.glob("*.md"))
+        for i, line in enumerate(_read(p).splitlines(), start=1)
+        if re.match(r"^(<{7}|={7}|>{7})( |$)", line)
+    ]
+    assert not bad, bad

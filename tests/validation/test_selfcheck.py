@@ -145,3 +145,29 @@ def test_wac_validate_finds_no_counterexample_on_a_robust_task(demos, capsys):
 
     assert wac(["validate", str(demos / "missing_support_demo"), "--examples", "3"]) == 0
     assert "ok: the anomaly manifests only in the perturbed world" in capsys.readouterr().out
+
+
+def test_one_change_ignores_a_rounding_step_but_not_a_move():
+    """Signatures round positions to 1 cm: a barrel at y = 5.8949 in one world and 5.8951 in the
+    other rounds to 5.89 and 5.90 — float noise, not a second change; 5 cm is a change."""
+    from types import SimpleNamespace
+
+    from wac.validation.selfcheck import check_one_change
+
+    def sig(y):
+        return (("present", True), ("position", (1.0, y, 0.0)), ("rotation", (0.0, 0.0, 0.0)))
+
+    def run(y):
+        states = {"barrel_9": sig(y)}
+        return SimpleNamespace(
+            samples=[SimpleNamespace(pose=(0.0, 0.0, 0.0, 0.0, 0.0))],
+            states_start=states,
+            states_end=states,
+            world_start=(),
+            world_end=(),
+        )
+
+    task = SimpleNamespace(anomalies=[], scene=SimpleNamespace(objects=[], benign=[]))
+    assert check_one_change(task, run(5.89), run(5.90)) == ([], [])
+    reasons, _ = check_one_change(task, run(5.89), run(5.94))
+    assert reasons and "barrel_9 differs after load (position)" in reasons[0]
