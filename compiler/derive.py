@@ -278,6 +278,30 @@ def derive_multi(
     return made
 
 
+def _derive_environment(
+    group: list[str], sources: list[Path], root: Path, out_dir: Path, seed: int, per_env: int, check, say
+) -> tuple[list[str], list[Derived]]:
+    """Up to `per_env` anchors of one environment, its candidates in order, an anchor that finds no
+    draw for some configuration giving way to the next."""
+    loader = Loader(root=root)
+    names: list[str] = []
+    tasks: list[Derived] = []
+    for anchor in _find_anchors(group, sources, loader):
+        if len(names) == per_env:
+            break
+        got = _derive_anchor(anchor, loader, out_dir, seed, check, say)
+        if got is not None:
+            names.append(anchor.task.name)
+            tasks += got
+    return names, tasks
+
+
+def _say_stderr(message: str) -> None:
+    import sys
+
+    print(message, file=sys.stderr, flush=True)
+
+
 def derive_default(
     groups: list[list[str]],
     sources: list[Path],
@@ -288,40 +312,75 @@ def derive_default(
     say=None,
     check=None,
     environments: int | None = ENVIRONMENTS,
+    jobs: int = 1,
 ) -> tuple[list[str], list[Derived]]:
     """`per_env` anchors from each of `environments` environments (all when None).
 
     The environments are taken in an order drawn from the seed; within one, its candidates in
     order, an anchor that finds no draw for some configuration giving way to the next.  An
     environment where fewer than `per_env` anchors derive is left out (when `environments` is
-    given) and the next one is tried.  Returns the anchors used and the tasks."""
-    loader = Loader(root=root)
+    given) and the next one is tried.  With `jobs` > 1 environments derive in parallel processes
+    (`say`, if given, becomes a print to stderr there); the result is the same.  Returns the
+    anchors used and the tasks."""
     order = list(groups)
     if environments is not None:
         _rng(seed, "environments").shuffle(order)
     used: list[str] = []
     made: list[Derived] = []
     full = 0
-    for group in order:
-        if environments is not None and full == environments:
-            break
-        names: list[str] = []
-        tasks: list[Derived] = []
-        for anchor in _find_anchors(group, sources, loader):
-            if len(names) == per_env:
-                break
-            got = _derive_anchor(anchor, loader, out_dir, seed, check, say)
-            if got is not None:
-                names.append(anchor.task.name)
-                tasks += got
+
+    def take(group, names, tasks) -> bool:
+        """Record one environment's result; True when enough environments are full."""
+        nonlocal full
         if len(names) == per_env:
             full += 1
         elif environments is not None:
             if say:
                 say(f"{group[0]}: only {len(names)} anchor(s) derive in this environment; it is left out")
-            continue
-        used += names
-        made += tasks
+            return False
+        used.extend(names)
+        made.extend(tasks)
+        return environments is not None and full == environments
+
+    if jobs <= 1:
+        for group in order:
+            if take(group, *_derive_environment(group, sources, root, out_dir, seed, per_env, check, say)):
+                break
+        return used, made
+    from concurrent.futures import ProcessPoolExecutor
+
+    speak = _say_stderr if say else None
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending = iter(order)
+        inflight = []  # (group, future) in the seed's order; results are taken in that order
+        for group in pending:
+            inflight.append(
+                (
+                    group,
+                    pool.submit(
+                        _derive_environment, group, sources, root, out_dir, seed, per_env, check, speak
+                    ),
+                )
+            )
+            if len(inflight) == jobs:
+                break
+        while inflight:
+            group, fut = inflight.pop(0)
+            done = take(group, *fut.result())
+            if done:
+                for _, f in inflight:
+                    f.cancel()
+                break
+            nxt = next(pending, None)
+            if nxt is not None:
+                inflight.append(
+                    (
+                        nxt,
+                        pool.submit(
+                            _derive_environment, nxt, sources, root, out_dir, seed, per_env, check, speak
+                        ),
+                    )
+                )
     return used, made
 
 

@@ -56,7 +56,7 @@ def cmd_multi(args) -> int:
         groups = default_anchors(result.index, args.seed)
         envs = None if args.environments == 0 else args.environments
         names, made = derive_default(
-            groups, sources, root, out, args.seed, args.per_environment, say, check, envs
+            groups, sources, root, out, args.seed, args.per_environment, say, check, envs, args.jobs
         )
         got = len(names) // max(args.per_environment, 1)
         if envs is not None and got < envs:
@@ -114,6 +114,13 @@ def register(subparsers) -> None:
         "paper's 21 anchors; 0: every environment)",
     )
     m.add_argument("--seed", type=int, default=0, help="the derivation's seed (default 0)")
+    m.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        help="environments derived in parallel processes (default 1; the files are the same)",
+    )
     m.add_argument("-o", "--output", default="tasks_src/multi/derived", help="where the task files go")
     m.add_argument("--root", help="project root (default: the current directory)")
     m.add_argument(

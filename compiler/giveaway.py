@@ -156,11 +156,15 @@ class Finding:
 
 
 def _phrases(items: Iterable[str]) -> dict[tuple[str, ...], str]:
+    """Each item's stemmed words, and a phrase of several words also written as one
+    (`pass through` -> `passthrough`, as ids often spell it)."""
     out: dict[tuple[str, ...], str] = {}
     for item in items:
         ws = words(item)
         if ws:
             out.setdefault(ws, item)
+        if len(ws) > 1:
+            out.setdefault((stem("".join(w.lower() for w in _WORD_RE.findall(item))),), item)
     return out
 
 

@@ -236,3 +236,12 @@ def test_a_task_id_naming_a_scene_wide_defect_alone_warns(project):
     assert w.code == "W541" and "names the defect (blocked) of a scene-wide anomaly" in w.message
     project("t.wa", "task yard_path on yard {\n    anomaly invisible_wall at (0, -3) size (3, 0.3, 2)\n}\n")
     assert build(project).warnings == []
+
+
+def test_a_defect_phrase_written_as_one_word_still_counts():
+    """Ids spell phrases run together: `car_passthrough` names "pass through"."""
+    car = Target(names=(("car", "car"),), terms=("pass through", "walk through"))
+    (f,) = find_giveaways([("the task id", "creek_car_passthrough", True)], [car])
+    assert (f.name, f.term) == ("car", "pass through")
+    assert find_giveaways([("the task id", "creek_car_walkthrough_b", True)], [car])
+    assert not find_giveaways([("the task id", "creek_car_pass", True)], [car])
