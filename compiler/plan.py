@@ -64,7 +64,9 @@ def _preferred_direction(kind: str, low: Lowered):
         yaw = math.radians(o.rotation_deg[0])
         return (math.cos(yaw), math.sin(yaw)), True  # along the object's facing axis, either side
     if kind == "view_sides":
-        normal = next((e.normal for e in low.effects if e.normal), None)
+        normal = next(
+            (e.normal for e in low.effects if isinstance(e, B.SetRender | B.SetMechanism) and e.normal), None
+        )
         if normal:
             return normal, False
     return None, False
@@ -209,7 +211,9 @@ def _make_plan(
     aim_x, aim_y = tx, ty
     if focus is not None and low.spec.name in GROUND_AIM:
         tz = focus.aabb_min[2]
-        off = next((e.shadow_offset for e in low.effects if e.shadow_offset), None)
+        off = next(
+            (e.shadow_offset for e in low.effects if isinstance(e, B.SetShadow) and e.shadow_offset), None
+        )
         if off:
             aim_x, aim_y = tx + off[0] / 2, ty + off[1] / 2
     if kind == "watch" and focus is None and low.focus_point is None:
@@ -420,7 +424,8 @@ def _waits(seconds: float, caption: str = "") -> list[B.PlanStep]:
 def _period(low: Lowered) -> float:
     if low.trigger.period_s:
         return low.trigger.period_s
-    return next((e.period_s for e in low.effects if e.period_s), 2.0)
+    periodic = B.SetFlicker | B.SetDayNight | B.SetAnimation
+    return next((e.period_s for e in low.effects if isinstance(e, periodic) and e.period_s), 2.0)
 
 
 def _exposing(
@@ -552,7 +557,7 @@ def _exposing(
     if kind == "interact":
         wait = 3.0
         for e in low.effects:
-            if e.mechanism in ("autoclose", "delay") and e.value:
+            if isinstance(e, B.SetMechanism) and e.mechanism in ("autoclose", "delay") and e.value:
                 wait = min(5.0, e.value + 1.5)
         return [
             mark(f"Before interacting: the {name}."),
