@@ -18,7 +18,7 @@ from scipy.sparse.csgraph import shortest_path
 from wac.bundle import model as B
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
-from wac.taxonomy.registry import registry
+from wac.taxonomy.registry import PLAN_KINDS, registry
 
 EYE_M = 1.6
 MAX_MOVE_M = 4.0
@@ -39,6 +39,10 @@ DISTANCES = {
     "interact_blocked": (0.8, 1.8),
     "view_sides": (1.5, 4.0),
 }
+if set(DISTANCES) != set(PLAN_KINDS):  # the taxonomy's plan kinds and this table are one list
+    raise ImportError(
+        f"plan kinds without distances or unknown to the taxonomy: {set(DISTANCES) ^ set(PLAN_KINDS)}"
+    )
 # operators whose evidence lies on the ground around the target (its shadow): aim at the base, and
 # for a displaced shadow at the point between where the shadow is and where it should be
 GROUND_AIM = {"remove_shadow", "displace_shadow"}
@@ -235,7 +239,7 @@ def _make_plan(
             view_point=expl.start.position,
             target_point=(tx, ty, tz),
         )
-    lo, hi = DISTANCES.get(kind, (1.5, 4.0))
+    lo, hi = DISTANCES[kind]
     if kind == "near_far" and low.trigger.kind == B.TriggerKind.within and low.trigger.distance_m:
         hi = min(hi, low.trigger.distance_m * 0.8)
         lo = min(lo, hi * 0.6)
@@ -566,7 +570,7 @@ def _exposing(
                 action="wait", args={"seconds": round(wait, 1)}, caption="Wait and watch the response."
             ),
         ]
-    return [mark(f"View the {name}.")]
+    raise ValueError(f"plan kind {kind!r} has no exposing actions")  # PLAN_KINDS and this function disagree
 
 
 def _expect(low: Lowered) -> str:
