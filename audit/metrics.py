@@ -31,7 +31,16 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from wac.bundle.model import CompiledTask, SceneType, SelfCheckPlan
+from wac.bundle.model import (
+    AddBlocker,
+    AddHole,
+    AddObject,
+    CompiledTask,
+    SceneType,
+    SelfCheckPlan,
+    SetPartPose,
+    SetPose,
+)
 from wac.errors import UsageError
 from wac.taxonomy.registry import registry
 
@@ -116,17 +125,21 @@ def anomaly_target(task: CompiledTask, index: int, plan: SelfCheckPlan | None = 
     a = task.anomalies[index]
     objects = {o.id: o for o in task.scene.objects}
     for e in a.effects:
-        if e.kind == "add_object" and e.object is not None:
+        if isinstance(e, AddObject):
             objects.setdefault(e.object.id, e.object)
     boxes = [_box(objects[t].aabb_min, objects[t].aabb_max) for t in a.targets if t in objects]
     if boxes:
         c = tuple(sum(b[0][i] for b in boxes) / len(boxes) for i in range(3))
         return Target(c, max(b[1] for b in boxes), "object")
     for e in a.effects:
-        if e.position is not None:
-            size = e.size or (1.0, 1.0, 0.0)
-            z = e.position[2] + (size[2] / 2.0 if e.kind == "add_blocker" else 0.0)
-            return Target((e.position[0], e.position[1], z), max(size[0], size[1]) / 2.0, "effect")
+        if isinstance(e, AddHole | AddBlocker):
+            size = e.size
+        elif isinstance(e, SetPose | SetPartPose) and e.position is not None:
+            size = (1.0, 1.0, 0.0)
+        else:
+            continue
+        z = e.position[2] + (size[2] / 2.0 if isinstance(e, AddBlocker) else 0.0)
+        return Target((e.position[0], e.position[1], z), max(size[0], size[1]) / 2.0, "effect")
     if any(e.kind in SCENE_WIDE for e in a.effects) and not a.targets:
         return Target(None, 0.0, "global")
     if plan is not None and index == 0:

@@ -11,7 +11,7 @@ generated from them (`wac schema`), and every emitted bundle is validated agains
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
@@ -299,70 +299,261 @@ class Trigger(Model):
     only_unseen: bool = True  # existence/attribute changes happen only out of view
 
 
-class Effect(Model):
-    """One primitive change the runtime applies to the perturbed world.
+def _kind_required(schema: dict) -> None:
+    """`kind` is always written (see `EffectBase`), so the JSON Schema requires it."""
+    schema["required"] = ["kind", *schema.get("required", [])]
+    schema["properties"]["kind"].pop("default", None)
 
-    `kind` selects which fields matter (see docs/bundle.md):
-      set_pose        target, position, rotation_deg, scale          (whole object)
-      set_part_pose   target, part, position, rotation_deg            (one part)
-      set_solid       target, [part], solid
-      add_object      object                                          (a full SceneObject)
-      remove_object   target
-      set_visible     target, visible, [casts_shadow], [keeps_collision]
-      set_render      target, render: xray | cull | flip_normals | lod_proxy, [normal]
-      set_material    target, [part], material (name in scene.materials)
-      set_shadow      target, casts_shadow, [shadow_offset]
-      set_light       target, lit (emitters glow), illuminates (light reaches the scene)
-      set_physics     target, [mass_kg], [restitution], [friction], [impulse], [torque_deg];
-                      `impulse` is in N s, world frame, except under a contact trigger where +x
-                      points from the agent to the target (horizontal) and +z up; `torque_deg`
-                      tips the object about the horizontal axis across that direction
-      set_motion      target, motion: drift | tremble, axis, range_m, speed_m_s, amplitude_m
-      set_mechanism   target, mechanism: ghost | autoclose | delay | speed | jam | dead |
-                      through_walls | one_way (with `normal`: the world-frame side it can
-                      be entered from), value
-      set_animation   target, animation: freeze | speed | jump, value, [period_s]
-      set_day_night   period_s, transition
-      set_flicker     target, period_s
-      add_hole        position, size                                  (ground loses collision)
-      add_blocker     position, size, rotation_deg                    (invisible solid box)
-      set_appearance  target, scale (distance-dependent size), [color]
+
+class EffectBase(Model):
+    """One primitive change the runtime applies to the perturbed world (see docs/bundle.md, §5).
+
+    `Effect` is the union of the subclasses below, told apart by `kind`; each declares exactly the
+    fields its kind takes, so a misspelt kind or a field of another kind is rejected when the
+    bundle is read, not when a trigger fires.  Every subclass needs a runtime apply function
+    (`wac.runtime.effects.APPLY`); tests/taxonomy/test_registry_consistency.py holds them together.
+    Optional fields default to None (omitted from task.json); `kind` is always written.
     """
 
+    model_config = ConfigDict(json_schema_extra=_kind_required)
+
     kind: str
-    target: str | None = None
-    part: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _always_kind(self, handler):
+        data = handler(self)
+        data["kind"] = self.kind  # task.json leaves out defaults; the tag must stay
+        return data
+
+
+class _Untargeted:
+    """Mixin for effects on the world rather than one object: `target` reads None."""
+
+    target: ClassVar[None] = None
+
+
+class SetPose(EffectBase):
+    """Move, turn or rescale the whole object (absolute values, world frame); a negative scale
+    component mirrors it."""
+
+    kind: Literal["set_pose"] = "set_pose"
+    target: str
     position: Vec3 | None = None
     rotation_deg: Vec3 | None = None
     scale: Vec3 | None = None
-    size: Vec3 | None = None
-    solid: bool | None = None
+
+
+class SetPartPose(EffectBase):
+    """Move or turn one part, in the object's frame."""
+
+    kind: Literal["set_part_pose"] = "set_part_pose"
+    target: str
+    part: str
+    position: Vec3 | None = None
+    rotation_deg: Vec3 | None = None
+
+
+class SetSolid(EffectBase):
+    """Remove (or restore) the collision of the object or one part, keeping its look."""
+
+    kind: Literal["set_solid"] = "set_solid"
+    target: str
+    part: str | None = None
+    solid: bool
+
+
+class AddObject(EffectBase):
+    """Add a whole object to the world (`target` repeats its id)."""
+
+    kind: Literal["add_object"] = "add_object"
+    target: str | None = None
+    object: SceneObject
+
+
+class RemoveObject(EffectBase):
+    """Remove the object (look and collision).  `keep_in_place`: objects that then stay exactly where
+    they are instead of being simulated (what the removed object held up)."""
+
+    kind: Literal["remove_object"] = "remove_object"
+    target: str
+    keep_in_place: tuple[str, ...] = ()
+
+
+class SetVisible(EffectBase):
+    """Stop drawing the object; when hidden it keeps its shadow / collision only as the flags say
+    (default False)."""
+
+    kind: Literal["set_visible"] = "set_visible"
+    target: str
     visible: bool | None = None
     casts_shadow: bool | None = None
     keeps_collision: bool | None = None
-    render: str | None = None
+
+
+RenderMode = Literal["xray", "cull", "flip_normals", "lod_proxy"]
+
+
+class SetRender(EffectBase):
+    """xray: drawn over occluders; cull: not drawn while the camera is on the side the horizontal
+    `normal` points to (default +x); flip_normals: only back faces drawn; lod_proxy: drawn as a
+    flat-coloured bounding box."""
+
+    kind: Literal["set_render"] = "set_render"
+    target: str
+    render: RenderMode
     normal: Vec2 | None = None
-    material: str | None = None
-    color: RGB | None = None
+
+
+class SetMaterial(EffectBase):
+    """Give the object (or one part) a material named in `scene.materials`."""
+
+    kind: Literal["set_material"] = "set_material"
+    target: str
+    part: str | None = None
+    material: str
+
+
+class SetShadow(EffectBase):
+    """Stop casting a shadow, or cast it displaced by `shadow_offset` (x, y metres)."""
+
+    kind: Literal["set_shadow"] = "set_shadow"
+    target: str
+    casts_shadow: bool | None = None
     shadow_offset: Vec2 | None = None
+
+
+class SetLight(EffectBase):
+    """`lit`: whether its emitters glow (every part glows on an object without emitters);
+    `illuminates`: whether its light reaches the scene."""
+
+    kind: Literal["set_light"] = "set_light"
+    target: str
     lit: bool | None = None
     illuminates: bool | None = None
+
+
+class SetPhysics(EffectBase):
+    """Change the physical response.  `impulse` is in N s, world frame, except under a contact
+    trigger where +x points from the agent to the target (horizontal) and +z up; `torque_deg`
+    tips the object about the horizontal axis across that direction."""
+
+    kind: Literal["set_physics"] = "set_physics"
+    target: str
     mass_kg: float | None = None
     restitution: float | None = None
     friction: float | None = None
     impulse: Vec3 | None = None
     torque_deg: float | None = None
-    motion: str | None = None
+
+
+class SetMotion(EffectBase):
+    """drift: slide back and forth along `axis` over +-`range_m` at `speed_m_s`; tremble: jitter
+    with `amplitude_m`."""
+
+    kind: Literal["set_motion"] = "set_motion"
+    target: str
+    motion: Literal["drift", "tremble"]
     axis: Vec3 | None = None
     range_m: float | None = None
     speed_m_s: float | None = None
     amplitude_m: float | None = None
-    mechanism: str | None = None
-    animation: str | None = None
+
+
+Mechanism = Literal[
+    "phantom", "ghost", "autoclose", "delay", "speed", "jam", "dead", "through_walls", "one_way"
+]
+
+
+class SetMechanism(EffectBase):
+    """Change how a door or interactive object works (values: autoclose/delay seconds, speed factor,
+    jam open fraction); one_way takes `normal`, the world-frame side it can be entered from."""
+
+    kind: Literal["set_mechanism"] = "set_mechanism"
+    target: str
+    normal: Vec2 | None = None
+    mechanism: Mechanism
+    value: float | None = None
+
+
+class SetAnimation(EffectBase):
+    """freeze | speed (x `value`) | jump (`value` deg every `period_s`), on `part` or every spinning part."""
+
+    kind: Literal["set_animation"] = "set_animation"
+    target: str
+    part: str | None = None
+    animation: Literal["freeze", "speed", "jump"]
     value: float | None = None
     period_s: float | None = None
-    transition: str | None = None
-    object: SceneObject | None = None
+
+
+class SetDayNight(_Untargeted, EffectBase):
+    """Replace the scene's day-night cycle; `period_s` is a whole day and night."""
+
+    kind: Literal["set_day_night"] = "set_day_night"
+    period_s: float | None = None
+    transition: Literal["gradual", "abrupt"] | None = None
+
+
+class SetFlicker(EffectBase):
+    """Switch the lamp on and off every `period_s`."""
+
+    kind: Literal["set_flicker"] = "set_flicker"
+    target: str
+    period_s: float | None = None
+
+
+class AddHole(_Untargeted, EffectBase):
+    """The ground loses collision over the `size` x/y rectangle centred on `position`."""
+
+    kind: Literal["add_hole"] = "add_hole"
+    position: Vec3
+    size: Vec3
+
+
+class AddBlocker(EffectBase):
+    """An invisible solid box, `position` its base centre; `target` the object it stands in for."""
+
+    kind: Literal["add_blocker"] = "add_blocker"
+    target: str | None = None
+    position: Vec3
+    rotation_deg: Vec3 | None = None
+    size: Vec3
+
+
+class SetAppearance(EffectBase):
+    """A visual-only change: scale about the base centre (distance-dependent size), optional colour."""
+
+    kind: Literal["set_appearance"] = "set_appearance"
+    target: str
+    scale: Vec3 | None = None
+    color: RGB | None = None
+
+
+Effect = Annotated[
+    SetPose
+    | SetPartPose
+    | SetSolid
+    | AddObject
+    | RemoveObject
+    | SetVisible
+    | SetRender
+    | SetMaterial
+    | SetShadow
+    | SetLight
+    | SetPhysics
+    | SetMotion
+    | SetMechanism
+    | SetAnimation
+    | SetDayNight
+    | SetFlicker
+    | AddHole
+    | AddBlocker
+    | SetAppearance,
+    Field(discriminator="kind"),
+]
+# every variant, and each by its `kind` (the runtime's apply table is checked against these)
+EFFECT_TYPES: tuple[type[EffectBase], ...] = get_args(get_args(Effect)[0])
+EFFECT_KINDS: dict[str, type[EffectBase]] = {t.model_fields["kind"].default: t for t in EFFECT_TYPES}
 
 
 class Anomaly(Model):

@@ -362,7 +362,7 @@ class Lowerer:
             name = f"{base.name}~{suffix}"
             if name not in self.layout.materials.used:
                 self.layout.materials.used[name] = base.model_copy(update={"name": name, **update})
-            effects.append(B.Effect(kind="set_material", target=o.id, part=p.id, material=name))
+            effects.append(B.SetMaterial(target=o.id, part=p.id, material=name))
         return effects
 
     def _part(self, o: B.SceneObject, params: dict, spec: OperatorSpec) -> str | None | bool:
@@ -402,7 +402,7 @@ class Lowerer:
             return None
         x, y, z = o.position
         return (
-            [B.Effect(kind="set_pose", target=o.id, position=(x, y, round(z + p["by"], 6)))],
+            [B.SetPose(target=o.id, position=(x, y, round(z + p["by"], 6)))],
             {"support": self._support_name(o)},
             [],
         )
@@ -410,7 +410,9 @@ class Lowerer:
     def op_remove_support(self, a, spec, t, p, trig):
         o = t[0]
         sup = self.built.objects[o.support]
-        return [B.Effect(kind="remove_object", target=sup.id)], {"support": f"the {sup.name}"}, []
+        # the target stays where it was, in mid-air, instead of falling once its support is gone
+        eff = B.RemoveObject(target=sup.id, keep_in_place=(o.id,))
+        return [eff], {"support": f"the {sup.name}"}, []
 
     def op_sink(self, a, spec, t, p, trig):
         o = t[0]
@@ -418,8 +420,7 @@ class Lowerer:
         yaw, pitch, roll = o.rotation_deg
         return (
             [
-                B.Effect(
-                    kind="set_pose",
+                B.SetPose(
                     target=o.id,
                     position=(x, y, round(z - p["by"], 6)),
                     rotation_deg=(yaw, pitch + p.get("tilt", 0.0), roll),
@@ -466,7 +467,7 @@ class Lowerer:
         x, y, z = o.position
         pos = (round(x + d[0] * shift, 6), round(y + d[1] * shift, 6), z)
         into = other.name if other.name != o.name else f"other {other.name}"
-        return [B.Effect(kind="set_pose", target=o.id, position=pos)], {"into_name": into}, []
+        return [B.SetPose(target=o.id, position=pos)], {"into_name": into}, []
 
     def op_duplicate(self, a, spec, t, p, trig):
         o = t[0]
@@ -474,7 +475,7 @@ class Lowerer:
         pos = tuple(round(o.position[i] + off[i], 6) for i in range(3))
         lo, hi = world_bounds(o.parts, pos, o.rotation_deg, o.scale)
         copy = o.model_copy(update={"id": f"{o.id}_copy", "position": pos, "aabb_min": lo, "aabb_max": hi})
-        return [B.Effect(kind="add_object", target=copy.id, object=copy)], {}, []
+        return [B.AddObject(target=copy.id, object=copy)], {}, []
 
     def op_misalign(self, a, spec, t, p, trig):
         o = t[0]
@@ -495,7 +496,7 @@ class Lowerer:
         pos = tuple(round(pt.position[i] + p["by"][i], 6) for i in range(3))
         rot = (pt.rotation_deg[0] + p.get("rotate", 0.0), pt.rotation_deg[1], pt.rotation_deg[2])
         return (
-            [B.Effect(kind="set_part_pose", target=o.id, part=part, position=pos, rotation_deg=rot)],
+            [B.SetPartPose(target=o.id, part=part, position=pos, rotation_deg=rot)],
             {"part": part.replace("_", " "), "by": p["by"], "rotate": p.get("rotate", 0.0)},
             [],
         )
@@ -527,7 +528,7 @@ class Lowerer:
                     "dynamic": False,
                 }
             )
-            effects.append(B.Effect(kind="add_object", target=copy.id, object=copy))
+            effects.append(B.AddObject(target=copy.id, object=copy))
             news.append(copy)
         return effects, {"_focus_point": (ax, ay, 0.4)}, []
 
@@ -543,12 +544,13 @@ class Lowerer:
             )
             return None
         scale = tuple(round(o.scale[i] * f[i], 6) for i in range(3))
-        kind = "set_appearance" if trig.kind in (B.TriggerKind.beyond, B.TriggerKind.within) else "set_pose"
-        return [B.Effect(kind=kind, target=o.id, scale=scale)], {"by_words": _scale_words(f)}, []
+        distance = trig.kind in (B.TriggerKind.beyond, B.TriggerKind.within)
+        eff = (B.SetAppearance if distance else B.SetPose)(target=o.id, scale=scale)
+        return [eff], {"by_words": _scale_words(f)}, []
 
     # -- interactive physics ------------------------------------------------------------------
     def op_remove_collision(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_solid", target=t[0].id, solid=False)], {}, []
+        return [B.SetSolid(target=t[0].id, solid=False)], {}, []
 
     def op_floor_hole(self, a, spec, t, p, trig):
         (x, y), (w, d) = p["at"], p["size"]
@@ -561,31 +563,26 @@ class Lowerer:
             )
             return None
         return (
-            [B.Effect(kind="add_hole", position=(x, y, 0.0), size=(w, d, 4.0))],
+            [B.AddHole(position=(x, y, 0.0), size=(w, d, 4.0))],
             {"at_words": f"({x:g}, {y:g})", "_focus_point": (x, y, 0.0)},
             [],
         )
 
     def op_one_way(self, a, spec, t, p, trig):
         return (
-            [
-                B.Effect(
-                    kind="set_mechanism", target=t[0].id, mechanism="one_way", normal=DIRECTIONS[p["from"]]
-                )
-            ],
+            [B.SetMechanism(target=t[0].id, mechanism="one_way", normal=DIRECTIONS[p["from"]])],
             {},
             [],
         )
 
     def op_interact_through(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="through_walls")], {}, []
+        return [B.SetMechanism(target=t[0].id, mechanism="through_walls")], {}, []
 
     def op_invisible_wall(self, a, spec, t, p, trig):
         (x, y), size = p["at"], p["size"]
         return (
             [
-                B.Effect(
-                    kind="add_blocker",
+                B.AddBlocker(
                     position=(x, y, round(terrain_height(self.built.scene.ground, x, y), 6)),
                     size=size,
                     rotation_deg=(p.get("yaw", 0.0), 0.0, 0.0),
@@ -601,8 +598,7 @@ class Lowerer:
         pos = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, round(hi[2] - 0.05, 6))
         return (
             [
-                B.Effect(
-                    kind="add_blocker",
+                B.AddBlocker(
                     target=o.id,
                     position=pos,
                     size=(round(hi[0] - lo[0], 6), round(hi[1] - lo[1], 6), 0.05),
@@ -614,13 +610,13 @@ class Lowerer:
         )
 
     def op_ghost_door(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="ghost")], {}, []
+        return [B.SetMechanism(target=t[0].id, mechanism="ghost")], {}, []
 
     def op_phantom_door(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="phantom")], {}, []
+        return [B.SetMechanism(target=t[0].id, mechanism="phantom")], {}, []
 
     def op_bounce(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_physics", target=t[0].id, restitution=p["restitution"])], {}, []
+        return [B.SetPhysics(target=t[0].id, restitution=p["restitution"])], {}, []
 
     def op_launch(self, a, spec, t, p, trig):
         v = p["speed"]
@@ -630,10 +626,10 @@ class Lowerer:
             if p["direction"] == "up"
             else (round(v * m * 0.8, 6), 0.0, round(v * m * 0.6, 6))
         )
-        return [B.Effect(kind="set_physics", target=t[0].id, impulse=impulse)], {"speed": f"{v:g} m/s"}, []
+        return [B.SetPhysics(target=t[0].id, impulse=impulse)], {"speed": f"{v:g} m/s"}, []
 
     def op_overturn(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_physics", target=t[0].id, torque_deg=p["angle"])], {}, []
+        return [B.SetPhysics(target=t[0].id, torque_deg=p["angle"])], {}, []
 
     def op_set_mass(self, a, spec, t, p, trig):
         o = t[0]
@@ -645,26 +641,25 @@ class Lowerer:
                 "use a mass well below a tenth of its real mass",
             )
             return None
-        return [B.Effect(kind="set_physics", target=o.id, mass_kg=p["mass"])], {}, []
+        return [B.SetPhysics(target=o.id, mass_kg=p["mass"])], {}, []
 
     def op_tremble(self, a, spec, t, p, trig):
         return (
-            [B.Effect(kind="set_motion", target=t[0].id, motion="tremble", amplitude_m=p["amplitude"])],
+            [B.SetMotion(target=t[0].id, motion="tremble", amplitude_m=p["amplitude"])],
             {},
             [],
         )
 
     # -- spatial consistency ------------------------------------------------------------------
     def op_xray(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_render", target=t[0].id, render="xray")], {}, []
+        return [B.SetRender(target=t[0].id, render="xray")], {}, []
 
     def op_hide(self, a, spec, t, p, trig):
         o = t[0]
         if trig.kind == B.TriggerKind.always:
             return (
                 [
-                    B.Effect(
-                        kind="set_visible",
+                    B.SetVisible(
                         target=o.id,
                         visible=False,
                         casts_shadow=True,
@@ -682,8 +677,7 @@ class Lowerer:
             side = "farther" if trig.kind == B.TriggerKind.beyond else "closer"
             return (
                 [
-                    B.Effect(
-                        kind="set_visible",
+                    B.SetVisible(
                         target=o.id,
                         visible=False,
                         casts_shadow=False,
@@ -698,7 +692,7 @@ class Lowerer:
                 [],
             )
         return (
-            [B.Effect(kind="remove_object", target=o.id)],
+            [B.RemoveObject(target=o.id)],
             {
                 "hide_words": f"disappears {_trigger_phrase(trig)}",
                 "hide_expected": f"The {o.name} should still be there.",
@@ -709,27 +703,25 @@ class Lowerer:
 
     def op_vanish(self, a, spec, t, p, trig):
         # the reference's `vanish` (three.js `visible = false`): not drawn, no shadow, still solid
-        eff = B.Effect(
-            kind="set_visible", target=t[0].id, visible=False, casts_shadow=False, keeps_collision=True
-        )
+        eff = B.SetVisible(target=t[0].id, visible=False, casts_shadow=False, keeps_collision=True)
         return [eff], {}, []
 
     def op_cull(self, a, spec, t, p, trig):
         return (
-            [B.Effect(kind="set_render", target=t[0].id, render="cull", normal=DIRECTIONS[p["from"]])],
+            [B.SetRender(target=t[0].id, render="cull", normal=DIRECTIONS[p["from"]])],
             {},
             [],
         )
 
     def op_flip_normals(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_render", target=t[0].id, render="flip_normals")], {}, []
+        return [B.SetRender(target=t[0].id, render="flip_normals")], {}, []
 
     def op_lod_pop(self, a, spec, t, p, trig):
         if trig.kind != B.TriggerKind.beyond:
             self.diag.error("E603", "`lod_pop` takes `when beyond DISTANCE`", a.op_span)
             return None
         return (
-            [B.Effect(kind="set_render", target=t[0].id, render="lod_proxy")],
+            [B.SetRender(target=t[0].id, render="lod_proxy")],
             {"distance": f"{trig.distance_m:g} m"},
             [],
         )
@@ -757,7 +749,7 @@ class Lowerer:
     def op_remove_shadow(self, a, spec, t, p, trig):
         if not self._casts_visible_shadows(a):
             return None
-        return [B.Effect(kind="set_shadow", target=t[0].id, casts_shadow=False)], {}, []
+        return [B.SetShadow(target=t[0].id, casts_shadow=False)], {}, []
 
     def op_displace_shadow(self, a, spec, t, p, trig):
         if not self._casts_visible_shadows(a):
@@ -770,7 +762,7 @@ class Lowerer:
                 "displace it by at least 0.5 m",
             )
             return None
-        return [B.Effect(kind="set_shadow", target=t[0].id, casts_shadow=True, shadow_offset=p["by"])], {}, []
+        return [B.SetShadow(target=t[0].id, casts_shadow=True, shadow_offset=p["by"])], {}, []
 
     def op_glow(self, a, spec, t, p, trig):
         o = t[0]
@@ -783,7 +775,7 @@ class Lowerer:
                 "E607", f"`{o.id}` is switched off; a dark lamp must look lit", a.op_span, "add `lit yes`"
             )
             return None
-        return [B.Effect(kind="set_light", target=o.id, lit=True, illuminates=False)], {}, []
+        return [B.SetLight(target=o.id, lit=True, illuminates=False)], {}, []
 
     def op_swap_material(self, a, spec, t, p, trig):
         o = t[0]
@@ -805,7 +797,7 @@ class Lowerer:
             )
             return None
         effects = [
-            B.Effect(kind="set_material", target=o.id, part=x.id, material=mat.name)
+            B.SetMaterial(target=o.id, part=x.id, material=mat.name)
             for x in o.parts
             if not part or x.id == part
         ]
@@ -833,7 +825,7 @@ class Lowerer:
                 category="placeholder",
             )
         effects = [
-            B.Effect(kind="set_material", target=o.id, part=x.id, material=MISSING_TEXTURE)
+            B.SetMaterial(target=o.id, part=x.id, material=MISSING_TEXTURE)
             for x in o.parts
             if not part or x.id == part
         ]
@@ -855,7 +847,7 @@ class Lowerer:
         new = self._new_object(a.new_object)
         if new is None:
             return None
-        return [B.Effect(kind="add_object", target=new.id, object=new)], {}, [new]
+        return [B.AddObject(target=new.id, object=new)], {}, [new]
 
     def op_move(self, a, spec, t, p, trig):
         o = t[0]
@@ -870,7 +862,7 @@ class Lowerer:
             return None
         x, y, z = o.position
         return (
-            [B.Effect(kind="set_pose", target=o.id, position=(round(x + dx, 6), round(y + dy, 6), z))],
+            [B.SetPose(target=o.id, position=(round(x + dx, 6), round(y + dy, 6), z))],
             {},
             [],
         )
@@ -881,7 +873,7 @@ class Lowerer:
             self.diag.error("E611", "a turn of less than 10 deg is hard to notice", p.get("_by_span"))
             return None
         yaw, pitch, roll = o.rotation_deg
-        eff = B.Effect(kind="set_pose", target=o.id, rotation_deg=(yaw + p["by"], pitch, roll))
+        eff = B.SetPose(target=o.id, rotation_deg=(yaw + p["by"], pitch, roll))
         if trig.kind == B.TriggerKind.always:
             words = {
                 "rotate_words": f"is turned {abs(p['by']):g} deg away from the way it should face",
@@ -904,8 +896,7 @@ class Lowerer:
             return None
         return (
             [
-                B.Effect(
-                    kind="set_motion",
+                B.SetMotion(
                     target=t[0].id,
                     motion="drift",
                     axis=(ax / n, ay / n, 0.0),
@@ -940,60 +931,56 @@ class Lowerer:
         focus = lamps[0] if lamps else None
         return (
             # `period` is the time between switches; a day-night cycle's period is a whole day (two switches)
-            [B.Effect(kind="set_day_night", period_s=round(2 * p["period"], 6), transition="abrupt")],
+            [B.SetDayNight(period_s=round(2 * p["period"], 6), transition="abrupt")],
             {"_focus": focus},
             [],
         )
 
     def op_flicker(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_flicker", target=t[0].id, period_s=p["period"])], {}, []
+        return [B.SetFlicker(target=t[0].id, period_s=p["period"])], {}, []
 
     def op_switch_off(self, a, spec, t, p, trig):
         o = t[0]
         if not o.lit:
             self.diag.error("E607", f"`{o.id}` is already off", a.op_span, "add `lit yes` to the lamp")
             return None
-        return [B.Effect(kind="set_light", target=o.id, lit=False, illuminates=False)], {}, []
+        return [B.SetLight(target=o.id, lit=False, illuminates=False)], {}, []
 
     def op_freeze_animation(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_animation", target=t[0].id, animation="freeze")], {}, []
+        return [B.SetAnimation(target=t[0].id, animation="freeze")], {}, []
 
     def op_speed_animation(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_animation", target=t[0].id, animation="speed", value=p["factor"])], {}, []
+        return [B.SetAnimation(target=t[0].id, animation="speed", value=p["factor"])], {}, []
 
     def op_jump_animation(self, a, spec, t, p, trig):
         return (
-            [
-                B.Effect(
-                    kind="set_animation", target=t[0].id, animation="jump", value=p["by"], period_s=p["every"]
-                )
-            ],
+            [B.SetAnimation(target=t[0].id, animation="jump", value=p["by"], period_s=p["every"])],
             {},
             [],
         )
 
     def op_autoclose(self, a, spec, t, p, trig):
         return (
-            [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="autoclose", value=p["after"])],
+            [B.SetMechanism(target=t[0].id, mechanism="autoclose", value=p["after"])],
             {},
             [],
         )
 
     def op_speed_door(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="speed", value=p["factor"])], {}, []
+        return [B.SetMechanism(target=t[0].id, mechanism="speed", value=p["factor"])], {}, []
 
     def op_jam(self, a, spec, t, p, trig):
         return (
-            [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="jam", value=p["at"])],
+            [B.SetMechanism(target=t[0].id, mechanism="jam", value=p["at"])],
             {"at_percent": f"{round(p['at'] * 100)}% open"},
             [],
         )
 
     def op_delay(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="delay", value=p["by"])], {}, []
+        return [B.SetMechanism(target=t[0].id, mechanism="delay", value=p["by"])], {}, []
 
     def op_ignore_interaction(self, a, spec, t, p, trig):
-        return [B.Effect(kind="set_mechanism", target=t[0].id, mechanism="dead")], {}, []
+        return [B.SetMechanism(target=t[0].id, mechanism="dead")], {}, []
 
     # -- semantic consistency -----------------------------------------------------------------
     def _upright(self, o: B.SceneObject, span) -> bool:
@@ -1013,11 +1000,7 @@ class Lowerer:
         yaw, pitch, roll = o.rotation_deg
         rot = (yaw, pitch, roll + 180.0)
         return (
-            [
-                B.Effect(
-                    kind="set_pose", target=o.id, position=self._rest_on_same_base(o, rot), rotation_deg=rot
-                )
-            ],
+            [B.SetPose(target=o.id, position=self._rest_on_same_base(o, rot), rotation_deg=rot)],
             {},
             [],
         )
@@ -1029,11 +1012,7 @@ class Lowerer:
         yaw, pitch, roll = o.rotation_deg
         rot = (yaw, pitch + p["by"], roll) if p["about"] == "y" else (yaw, pitch, roll + p["by"])
         return (
-            [
-                B.Effect(
-                    kind="set_pose", target=o.id, position=self._rest_on_same_base(o, rot), rotation_deg=rot
-                )
-            ],
+            [B.SetPose(target=o.id, position=self._rest_on_same_base(o, rot), rotation_deg=rot)],
             {},
             [],
         )
@@ -1041,7 +1020,7 @@ class Lowerer:
     def op_mirror(self, a, spec, t, p, trig):
         o = t[0]
         sx, sy, sz = o.scale
-        return [B.Effect(kind="set_pose", target=o.id, scale=(-sx, sy, sz))], {}, []
+        return [B.SetPose(target=o.id, scale=(-sx, sy, sz))], {}, []
 
     def op_relocate(self, a, spec, t, p, trig):
         o = t[0]
@@ -1065,11 +1044,7 @@ class Lowerer:
             return None
         lo, _ = world_bounds(o.parts, (0.0, 0.0, 0.0), o.rotation_deg, o.scale)
         return (
-            [
-                B.Effect(
-                    kind="set_pose", target=o.id, position=(round(x, 6), round(y, 6), round(base - lo[2], 6))
-                )
-            ],
+            [B.SetPose(target=o.id, position=(round(x, 6), round(y, 6), round(base - lo[2], 6)))],
             {"relocate_words": words},
             [],
         )
@@ -1088,7 +1063,7 @@ class Lowerer:
             )
             return None
         return (
-            [B.Effect(kind="add_object", target=new.id, object=new)],
+            [B.AddObject(target=new.id, object=new)],
             {"era_words": f"{new.era.replace('_', ' ')} era", "scene_era": scene_era.replace("_", " ")},
             [new],
         )
@@ -1113,7 +1088,7 @@ class Lowerer:
             )
             return None
         return (
-            [B.Effect(kind="add_object", target=new.id, object=new)],
+            [B.AddObject(target=new.id, object=new)],
             {"out_of_place_words": "; ".join(why), "scene_type": sc.scene_type.value},
             [new],
         )
@@ -1150,8 +1125,8 @@ class Lowerer:
             return None
         return (
             [
-                B.Effect(kind="remove_object", target=o.id),
-                B.Effect(kind="add_object", target=new.id, object=new),
+                B.RemoveObject(target=o.id),
+                B.AddObject(target=new.id, object=new),
             ],
             {
                 "with_name": new.name,

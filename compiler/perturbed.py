@@ -33,9 +33,9 @@ def perturbed_objects(built: Built, low: Lowered) -> list[B.SceneObject]:
     """The objects the anomaly adds or re-poses, as they stand in the perturbed world."""
     out = []
     for e in low.effects:
-        if e.kind == "add_object" and e.object is not None:
+        if isinstance(e, B.AddObject):
             out.append(e.object)
-        elif e.kind == "set_pose" and e.target in built.objects:
+        elif isinstance(e, B.SetPose) and e.target in built.objects:
             o = built.objects[e.target]
             pos = e.position or o.position
             rot = e.rotation_deg or o.rotation_deg

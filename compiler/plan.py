@@ -19,7 +19,7 @@ from wac.bundle import model as B
 from wac.bundle.model import AGENT_STEP_M
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
-from wac.taxonomy.registry import registry
+from wac.taxonomy.registry import PLAN_KINDS, registry
 
 EYE_M = 1.6
 MAX_MOVE_M = 4.0
@@ -40,6 +40,10 @@ DISTANCES = {
     "interact_blocked": (0.8, 1.8),
     "view_sides": (1.5, 4.0),
 }
+if set(DISTANCES) != set(PLAN_KINDS):  # the taxonomy's plan kinds and this table are one list
+    raise ImportError(
+        f"plan kinds without distances or unknown to the taxonomy: {set(DISTANCES) ^ set(PLAN_KINDS)}"
+    )
 # operators whose evidence lies on the ground around the target (its shadow): aim at the base, and
 # for a displaced shadow at the point between where the shadow is and where it should be
 GROUND_AIM = {"remove_shadow", "displace_shadow"}
@@ -65,7 +69,9 @@ def _preferred_direction(kind: str, low: Lowered):
         yaw = math.radians(o.rotation_deg[0])
         return (math.cos(yaw), math.sin(yaw)), True  # along the object's facing axis, either side
     if kind == "view_sides":
-        normal = next((e.normal for e in low.effects if e.normal), None)
+        normal = next(
+            (e.normal for e in low.effects if isinstance(e, B.SetRender | B.SetMechanism) and e.normal), None
+        )
         if normal:
             return normal, False
     return None, False
@@ -225,7 +231,9 @@ def _make_plan(
     aim_x, aim_y = tx, ty
     if focus is not None and low.spec.name in GROUND_AIM:
         tz = focus.aabb_min[2]
-        off = next((e.shadow_offset for e in low.effects if e.shadow_offset), None)
+        off = next(
+            (e.shadow_offset for e in low.effects if isinstance(e, B.SetShadow) and e.shadow_offset), None
+        )
         if off:
             aim_x, aim_y = tx + off[0] / 2, ty + off[1] / 2
     if kind == "watch" and focus is None and low.focus_point is None:
@@ -247,7 +255,7 @@ def _make_plan(
             view_point=expl.start.position,
             target_point=(tx, ty, tz),
         )
-    lo, hi = DISTANCES.get(kind, (1.5, 4.0))
+    lo, hi = DISTANCES[kind]
     if kind == "near_far" and low.trigger.kind == B.TriggerKind.within and low.trigger.distance_m:
         hi = min(hi, low.trigger.distance_m * 0.8)
         lo = min(lo, hi * 0.6)
@@ -442,7 +450,8 @@ def _waits(seconds: float, caption: str = "") -> list[B.PlanStep]:
 def _period(low: Lowered) -> float:
     if low.trigger.period_s:
         return low.trigger.period_s
-    return next((e.period_s for e in low.effects if e.period_s), 2.0)
+    periodic = B.SetFlicker | B.SetDayNight | B.SetAnimation
+    return next((e.period_s for e in low.effects if isinstance(e, periodic) and e.period_s), 2.0)
 
 
 def _exposing(
@@ -574,7 +583,7 @@ def _exposing(
     if kind == "interact":
         wait = 3.0
         for e in low.effects:
-            if e.mechanism in ("autoclose", "delay") and e.value:
+            if isinstance(e, B.SetMechanism) and e.mechanism in ("autoclose", "delay") and e.value:
                 wait = min(5.0, e.value + 1.5)
         return [
             mark(f"Before interacting: the {name}."),
@@ -583,7 +592,7 @@ def _exposing(
                 action="wait", args={"seconds": round(wait, 1)}, caption="Wait and watch the response."
             ),
         ]
-    return [mark(f"View the {name}.")]
+    raise ValueError(f"plan kind {kind!r} has no exposing actions")  # PLAN_KINDS and this function disagree
 
 
 def _expect(low: Lowered) -> str:

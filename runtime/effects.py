@@ -1,9 +1,12 @@
-"""Primitive anomaly effects applied to the perturbed world (one function per `Effect.kind`).
+"""Primitive anomaly effects applied to the perturbed world: one function per Effect variant.
 
-`apply(effect, ctx)` changes the live `World` and returns an undo callable, so that triggers
-that switch off (every, beyond/within, repeat) restore the clean state.  Runtime readings of
-the docstring in bundle/model.py where it leaves room:
+Each function is registered for its variant of `wac.bundle.model.Effect` with `@applies(...)`;
+importing this module fails if a variant has none (`unapplied`).  `apply(effect, ctx)` changes
+the live `World` and returns an undo callable, so that triggers that switch off (every,
+beyond/within, repeat) restore the clean state.  Runtime readings of the variants' docstrings
+where they leave room:
 
+- remove_object: the objects in `keep_in_place` that physics would move are frozen where they are.
 - set_pose / set_part_pose: absolute values (world frame for objects, object frame for parts);
   missing fields keep their current value.
 - set_visible: `casts_shadow` and `keeps_collision` default to False when hiding.
@@ -35,9 +38,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from wac.bundle import model as B
 from wac.bundle.model import DayNight, Effect
 from wac.errors import BundleError
 
@@ -45,6 +50,28 @@ from .geometry import rotation_matrix
 from .world import ObjectState, World
 
 Undo = Callable[[], None]
+ApplyFn = Callable[[Any, "EffectContext"], Undo]
+
+# variant -> its apply function, filled by @applies below
+APPLY: dict[type[B.EffectBase], ApplyFn] = {}
+
+
+def applies(variant: type[B.EffectBase]) -> Callable[[ApplyFn], ApplyFn]:
+    """Register the decorated function as the runtime meaning of one Effect variant."""
+
+    def register(fn: ApplyFn) -> ApplyFn:
+        if variant in APPLY:
+            raise TypeError(f"two apply functions for effect kind {variant.model_fields['kind'].default!r}")
+        APPLY[variant] = fn
+        return fn
+
+    return register
+
+
+def unapplied(table: dict[type[B.EffectBase], ApplyFn] | None = None) -> list[str]:
+    """The effect kinds of the bundle model that `table` (default: APPLY) gives no apply function."""
+    table = APPLY if table is None else table
+    return sorted(kind for kind, variant in B.EFFECT_KINDS.items() if variant not in table)
 
 
 @dataclass(frozen=True)
@@ -57,7 +84,7 @@ class EffectContext:
     time: float = 0.0
 
 
-def _target(ctx: EffectContext, eff: Effect) -> ObjectState:
+def _target(ctx: EffectContext, eff: B.EffectBase) -> ObjectState:
     if eff.target is None:
         raise BundleError(f"effect {eff.kind} needs a target")
     return ctx.world.get(eff.target)
@@ -82,7 +109,8 @@ def _copy(v):
     return v
 
 
-def set_pose(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetPose)
+def set_pose(eff: B.SetPose, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     undo = _snapshot(st, "position", "rotation_deg", "scale")
     if eff.position is not None:
@@ -95,7 +123,8 @@ def set_pose(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def set_part_pose(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetPartPose)
+def set_part_pose(eff: B.SetPartPose, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     ps = _part(st, eff.part)
     old = (ps.position, ps.rotation_deg)
@@ -121,7 +150,8 @@ def _part(st: ObjectState, pid: str | None):
         raise BundleError(f"object {st.id!r} has no part {pid!r}") from None
 
 
-def set_solid(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetSolid)
+def set_solid(eff: B.SetSolid, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     solid = bool(eff.solid)
     if eff.part is not None:
@@ -154,9 +184,8 @@ def set_solid(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def add_object(eff: Effect, ctx: EffectContext) -> Undo:
-    if eff.object is None:
-        raise BundleError("add_object needs an object")
+@applies(B.AddObject)
+def add_object(eff: B.AddObject, ctx: EffectContext) -> Undo:
     w = ctx.world
     st = w.objects.get(eff.object.id)
     if st is None:
@@ -174,13 +203,22 @@ def add_object(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def remove_object(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.RemoveObject)
+def remove_object(eff: B.RemoveObject, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     st.present = False
     st.bump()
     ctx.world.version += 1
+    # what it held up stays where it was instead of falling (physics would drop it)
+    kept = [k for k in map(ctx.world.objects.get, eff.keep_in_place) if k is not None and k.simulated]
+    for k in kept:
+        k.frozen = True
+        k.bump()
 
     def undo() -> None:
+        for k in kept:
+            k.frozen = False
+            k.bump()
         st.present = True
         st.bump()
         ctx.world.version += 1
@@ -188,7 +226,8 @@ def remove_object(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def set_visible(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetVisible)
+def set_visible(eff: B.SetVisible, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     undo = _snapshot(st, "visible", "casts_shadow", "keeps_collision")
     st.visible = bool(eff.visible) if eff.visible is not None else False
@@ -199,20 +238,18 @@ def set_visible(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def set_render(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetRender)
+def set_render(eff: B.SetRender, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
-    if eff.render not in ("xray", "cull", "flip_normals", "lod_proxy"):
-        raise BundleError(f"unknown render mode {eff.render!r}")
     undo = _snapshot(st, "render", "render_normal")
     st.render = eff.render
     st.render_normal = tuple(eff.normal) if eff.normal is not None else None
     return undo
 
 
-def set_material(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetMaterial)
+def set_material(eff: B.SetMaterial, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
-    if eff.material is None:
-        raise BundleError("set_material needs a material")
     ctx.world.material(eff.material)
     parts = [_part(st, eff.part)] if eff.part else list(st.parts.values())
     old = [(p, p.material) for p in parts]
@@ -226,7 +263,8 @@ def set_material(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def set_shadow(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetShadow)
+def set_shadow(eff: B.SetShadow, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     undo = _snapshot(st, "casts_shadow", "shadow_offset")
     if eff.casts_shadow is not None:
@@ -237,7 +275,8 @@ def set_shadow(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def set_light(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetLight)
+def set_light(eff: B.SetLight, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     undo = _snapshot(st, "lit", "lit_override", "glow", "illuminates")
     if eff.lit is not None:
@@ -252,7 +291,8 @@ def set_light(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def set_physics(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetPhysics)
+def set_physics(eff: B.SetPhysics, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     undo = _snapshot(st, "mass_kg", "restitution", "friction")
     if eff.mass_kg is not None:
@@ -316,10 +356,9 @@ def _chain(*undos: Undo) -> Undo:
     return undo
 
 
-def set_motion(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetMotion)
+def set_motion(eff: B.SetMotion, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
-    if eff.motion not in ("drift", "tremble"):
-        raise BundleError(f"unknown motion {eff.motion!r}")
     undo0 = _snapshot(st, "motion", "motion_offset")
     st.motion = {
         "motion": eff.motion,
@@ -333,13 +372,9 @@ def set_motion(eff: Effect, ctx: EffectContext) -> Undo:
     return undo0
 
 
-MECHANISMS = ("phantom", "ghost", "autoclose", "delay", "speed", "jam", "dead", "through_walls", "one_way")
-
-
-def set_mechanism(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetMechanism)
+def set_mechanism(eff: B.SetMechanism, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
-    if eff.mechanism not in MECHANISMS:
-        raise BundleError(f"unknown mechanism {eff.mechanism!r}")
     undo0 = _snapshot(st, "mechanism", "collider_frac", "open_frac")
     st.mechanism = dict(st.mechanism)
     st.mechanism[eff.mechanism] = eff.value
@@ -357,10 +392,9 @@ def set_mechanism(eff: Effect, ctx: EffectContext) -> Undo:
     return undo0
 
 
-def set_animation(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetAnimation)
+def set_animation(eff: B.SetAnimation, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
-    if eff.animation not in ("freeze", "speed", "jump"):
-        raise BundleError(f"unknown animation change {eff.animation!r}")
     undo = _snapshot(st, "animation")
     st.animation = {
         "animation": eff.animation,
@@ -371,7 +405,8 @@ def set_animation(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def set_day_night(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetDayNight)
+def set_day_night(eff: B.SetDayNight, ctx: EffectContext) -> Undo:
     w = ctx.world
     old = w.day_night
     base = old or DayNight(period_s=eff.period_s or 60.0)
@@ -385,7 +420,8 @@ def set_day_night(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-def set_flicker(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetFlicker)
+def set_flicker(eff: B.SetFlicker, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     undo = _snapshot(st, "mechanism", "lit_override")
     st.mechanism = dict(st.mechanism)
@@ -408,21 +444,20 @@ def _add_to_world(items: list, item, ctx: EffectContext) -> Undo:
     return undo
 
 
-def add_hole(eff: Effect, ctx: EffectContext) -> Undo:
-    if eff.position is None or eff.size is None:
-        raise BundleError("add_hole needs position and size")
+@applies(B.AddHole)
+def add_hole(eff: B.AddHole, ctx: EffectContext) -> Undo:
     item = (np.asarray(eff.position, dtype=float), np.asarray(eff.size, dtype=float))
     return _add_to_world(ctx.world.holes, item, ctx)
 
 
-def add_blocker(eff: Effect, ctx: EffectContext) -> Undo:
-    if eff.position is None or eff.size is None:
-        raise BundleError("add_blocker needs position and size")
+@applies(B.AddBlocker)
+def add_blocker(eff: B.AddBlocker, ctx: EffectContext) -> Undo:
     item = (tuple(eff.position), tuple(eff.size), tuple(eff.rotation_deg or (0.0, 0.0, 0.0)))
     return _add_to_world(ctx.world.blockers, item, ctx)
 
 
-def set_appearance(eff: Effect, ctx: EffectContext) -> Undo:
+@applies(B.SetAppearance)
+def set_appearance(eff: B.SetAppearance, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
     undo = _snapshot(st, "appearance_scale", "appearance_color")
     if eff.scale is not None:
@@ -432,32 +467,14 @@ def set_appearance(eff: Effect, ctx: EffectContext) -> Undo:
     return undo
 
 
-APPLY: dict[str, Callable[[Effect, EffectContext], Undo]] = {
-    "set_pose": set_pose,
-    "set_part_pose": set_part_pose,
-    "set_solid": set_solid,
-    "add_object": add_object,
-    "remove_object": remove_object,
-    "set_visible": set_visible,
-    "set_render": set_render,
-    "set_material": set_material,
-    "set_shadow": set_shadow,
-    "set_light": set_light,
-    "set_physics": set_physics,
-    "set_motion": set_motion,
-    "set_mechanism": set_mechanism,
-    "set_animation": set_animation,
-    "set_day_night": set_day_night,
-    "set_flicker": set_flicker,
-    "add_hole": add_hole,
-    "add_blocker": add_blocker,
-    "set_appearance": set_appearance,
-}
+_missing = unapplied()
+if _missing:  # a variant without runtime meaning is a programming error: fail at import
+    raise ImportError(f"effect kinds without an apply function: {', '.join(_missing)}")
 
 
 def apply(eff: Effect, ctx: EffectContext) -> Undo:
     """Apply one effect; returns its undo."""
-    fn = APPLY.get(eff.kind)
+    fn = APPLY.get(type(eff))
     if fn is None:
-        raise BundleError(f"unknown effect kind {eff.kind!r} (known: {', '.join(sorted(APPLY))})")
+        raise BundleError(f"unknown effect {eff!r} (known kinds: {', '.join(B.EFFECT_KINDS)})")
     return fn(eff, ctx)

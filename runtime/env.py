@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from wac.bundle import model as B
 from wac.bundle.model import CompiledTask, TriggerKind
 from wac.errors import BundleError, UsageError, WacError
 
@@ -38,6 +39,8 @@ VIEW_RANGE_M = 60.0
 CONTROL_EVERY = 6  # physics steps per control tick (0.05 s)
 PITCH_LIMIT = 89.0
 RESPAWN_DEPTH_M = 10.0  # an agent that falls this far below the ground respawns at the start
+# effects that place an object: under a static anomaly it is frozen where they put it
+PLACEMENTS = (B.SetPose, B.SetPartPose, B.AddObject)
 SETTLE_S = 6.0  # how long an action keeps time running for a falling agent to land or respawn
 
 
@@ -647,11 +650,11 @@ class WorldEnv:
             if tid in self.world.objects:
                 return self.world.aabb(self.world.objects[tid])
         for eff in spec.effects:
-            if eff.object is not None:
+            if isinstance(eff, B.AddObject):
                 return np.asarray(eff.object.aabb_min, dtype=float), np.asarray(
                     eff.object.aabb_max, dtype=float
                 )
-            if eff.position is not None and eff.size is not None:
+            if isinstance(eff, B.AddHole | B.AddBlocker):
                 c, s = np.asarray(eff.position, dtype=float), np.asarray(eff.size, dtype=float)
                 return c - [s[0] / 2, s[1] / 2, 0], c + [s[0] / 2, s[1] / 2, s[2]]
             if eff.target in self.world.objects:
@@ -747,28 +750,15 @@ class WorldEnv:
             if an.undos and an.trig.trigger.kind in (TriggerKind.contact, TriggerKind.interact):
                 an.undos = []  # re-applied on a repeated contact: keep the current state as the base
             for eff in an.spec.effects:
-                if eff.kind == "set_physics":
+                if isinstance(eff, B.SetPhysics):
                     self.physics.sync()  # kicks go to the current bodies
                 an.undos.append(fx.apply(eff, ctx))
-                if an.trig.trigger.kind == TriggerKind.always and eff.kind in (
-                    "set_pose",
-                    "set_part_pose",
-                    "add_object",
-                ):
+                if an.trig.trigger.kind == TriggerKind.always and isinstance(eff, PLACEMENTS):
                     # a static misplacement (float, sink, push_into, pile, ...) must stay as placed:
                     # physics would otherwise drop it or push the overlap apart
-                    st = self.world.get(eff.object.id if eff.object is not None else eff.target)
+                    st = self.world.get(eff.object.id if isinstance(eff, B.AddObject) else eff.target)
                     st.frozen = True
                     st.bump()
-            if an.trig.trigger.kind == TriggerKind.always and any(
-                e.kind == "remove_object" for e in an.spec.effects
-            ):
-                # remove_support: the target stays where it was, unsupported
-                for tid in an.spec.targets:
-                    st = self.world.objects.get(tid)
-                    if st is not None and st.simulated:
-                        st.frozen = True
-                        st.bump()
             self._log(an, "fired", detail, in_view)
         else:
             for undo in reversed(an.undos):

@@ -6,6 +6,7 @@ docs tables, rubric templates, operator checks and self-check plans all read fro
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -38,6 +39,36 @@ class Category(StrEnum):
     operational_state = "operational_state"
     improper_configuration = "improper_configuration"
     historical = "historical"
+
+
+# the self-check plan kinds a category or operator may name (`plan:`); compiler/plan.py gives each
+# its viewing distances and exposing actions and checks at import that it covers exactly these
+PLAN_KINDS = (
+    "view",
+    "view_side",
+    "walk_through",
+    "walk_along",
+    "push",
+    "revisit",
+    "watch",
+    "near_far",
+    "occluded_view",
+    "interact",
+    "interact_walk",
+    "interact_blocked",
+    "view_sides",
+)
+
+
+def _plan_kind(where: str, kind: str | None) -> str | None:
+    """`kind` if it names a plan kind (or is None); a misspelt one is an error, never a fallback."""
+    if kind is not None and kind not in PLAN_KINDS:
+        near = difflib.get_close_matches(kind, PLAN_KINDS, n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise ValueError(
+            f"{where}: unknown self-check plan kind {kind!r}{hint} (known: {', '.join(PLAN_KINDS)})"
+        )
+    return kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +204,7 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
         rubric=tuple((k, str(v)) for k, v in spec["rubric"].items()),
         defect_terms=tuple(str(t) for t in spec.get("defect_terms", ())),
         reference=tuple(spec.get("reference", ())),
-        plan=spec.get("plan"),
+        plan=_plan_kind(f"operators.yaml: {name}", spec.get("plan")),
     )
 
 
@@ -215,7 +246,7 @@ def registry() -> Registry:
             dynamic=bool(c["dynamic"]),
             hint=c.get("hint", c["name"]),
             observable=c["observable"],
-            plan=c["plan"],
+            plan=_plan_kind(f"categories.yaml: {c['id']}", c["plan"]),
             defect_terms=tuple(str(t) for t in c.get("defect_terms", ())),
             demo=_demo(c["id"], c["demo"]),
         )

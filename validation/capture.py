@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from wac.bundle.model import CompiledTask, PlanStep
+from wac.bundle.model import AddObject, CompiledTask, PlanStep
 
 FRAME_W, FRAME_H = 320, 240
 HFOV_DEG = 90.0
@@ -149,7 +149,7 @@ def focus_ids(task: CompiledTask) -> tuple[str, ...]:
     for oid in (
         list(an.targets)
         + [e.target for e in an.effects if e.target]
-        + [e.object.id for e in an.effects if e.object is not None]
+        + [e.object.id for e in an.effects if isinstance(e, AddObject)]
     ):
         if oid and oid not in out:
             out.append(oid)

@@ -24,7 +24,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wac.bundle.model import CompiledTask
+from wac.bundle.model import (
+    AddBlocker,
+    AddHole,
+    AddObject,
+    CompiledTask,
+    SetLight,
+    SetMaterial,
+    SetMechanism,
+    SetShadow,
+)
 from wac.bundle.terrain import height_range as terrain_height_range
 from wac.bundle.transforms import rotation
 
@@ -68,7 +77,7 @@ def _name(task: CompiledTask, oid: str) -> str:
             return f"{oid} ({o.name})" if o.name and o.name != oid else oid
     for an in task.anomalies:
         for e in an.effects:
-            if e.object is not None and e.object.id == oid:
+            if isinstance(e, AddObject) and e.object.id == oid:
                 return f"{oid} ({e.object.name})"
     return oid
 
@@ -79,7 +88,7 @@ def _spec(task: CompiledTask, oid: str):
             return o
     for an in task.anomalies:
         for e in an.effects:
-            if e.object is not None and e.object.id == oid:
+            if isinstance(e, AddObject) and e.object.id == oid:
                 return e.object
     return None
 
@@ -357,7 +366,7 @@ def _segment_hits_box(a, b, lo, hi, pad: float = 0.0) -> bool:
 def _hole_or_blocker(task):
     an = anchor(task)
     for e in an.effects:
-        if e.kind in ("add_hole", "add_blocker") and e.position is not None and e.size is not None:
+        if isinstance(e, AddHole | AddBlocker):
             c, sz = as_array(e.position), as_array(e.size)
             return e.kind, c - [sz[0] / 2, sz[1] / 2, 0], c + [sz[0] / 2, sz[1] / 2, sz[2]]
     return None
@@ -404,7 +413,7 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
             else "the walk does not cross the hole's area",
         )
     an = anchor(task)
-    if any(e.mechanism == "through_walls" for e in an.effects):
+    if any(isinstance(e, SetMechanism) and e.mechanism == "through_walls" for e in an.effects):
         uses = [r for r in run.steps if r.action.action == "interact"]
         names = {_spec(task, t).name for t in an.targets if _spec(task, t) is not None}
         # interaction texts name no result (runtime/perception.py): read the target's state instead
@@ -1311,12 +1320,12 @@ def _claimed_light(task: CompiledTask) -> tuple[str, ...]:
     claimed = []
     mats = task.scene.materials
     for e in anchor(task).effects:
-        if e.kind == "set_shadow":
+        if isinstance(e, SetShadow):
             claimed.append("shadow")
-        elif e.kind == "set_light" and e.illuminates is False:
+        elif isinstance(e, SetLight) and e.illuminates is False:
             claimed.append("light")
-        elif e.kind == "set_light" or (
-            e.kind == "set_material" and e.material in mats and sum(mats[e.material].emissive) > 0.05
+        elif isinstance(e, SetLight) or (
+            isinstance(e, SetMaterial) and e.material in mats and sum(mats[e.material].emissive) > 0.05
         ):
             claimed.append("glow")
     return tuple(dict.fromkeys(claimed)) or ("shadow", "light", "glow")
@@ -1842,7 +1851,7 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
     an = anchor(task)
     if an.operator == "extra_asset":
         for e in an.effects:
-            if e.object is not None and _seen(s, e.object.id) >= MIN_PX:
+            if isinstance(e, AddObject) and _seen(s, e.object.id) >= MIN_PX:
                 return Reading(
                     "era_mismatch", 1.0, True, f"{_name(task, e.object.id)} is in view, out of place"
                 )

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wac.bundle.model import CompiledTask, SelfCheckPlan, TriggerKind
+from wac.bundle.model import AddObject, CompiledTask, SelfCheckPlan, TriggerKind
 from wac.errors import BundleError, UsageError, WacError
 
 from .capture import Run, Sample, Step, actions_text, anchor, anchor_index, focus_ids, run_steps
@@ -222,7 +222,7 @@ def allowed_to_differ(task: CompiledTask) -> set[str]:
         out |= set(an.targets)
         out |= set(an.affects)
         out |= {e.target for e in an.effects if e.target}
-        out |= {e.object.id for e in an.effects if e.object is not None}
+        out |= {e.object.id for e in an.effects if isinstance(e, AddObject)}
     # what rests on a target moves with it (a removed support, a moved table)
     changed = True
     while changed:

@@ -155,9 +155,30 @@ def cmd_build(args) -> int:
 def cmd_check(args) -> int:
     from wac.compiler.pipeline import compile_project
 
+    if args.dump:
+        return _dump(args)
     started = time.perf_counter()
     result = compile_project(_sources(args), _root(args), out=None, jobs=_jobs(args), strict=args.strict)
     return _report(result, args, started, None)
+
+
+def _dump(args) -> int:
+    """`wac check --dump ast|effects|plan FILE`: what one task file lowers to, as JSON on stdout."""
+    from wac.compiler.dump import dump
+    from wac.compiler.resolve import Loader
+
+    sources = _sources(args)
+    if len(sources) != 1 or not sources[0].is_file():
+        raise UsageError("--dump takes exactly one task file (FILE.wa)")
+    text, diagnostics = dump(args.dump, sources[0], Loader(root=_root(args), cwd=Path.cwd()))
+    for d in diagnostics:
+        print(d.render(), file=sys.stderr)
+        print(file=sys.stderr)
+    if text is None:
+        print(f"wac: {len(diagnostics)} error(s); nothing to dump", file=sys.stderr)
+        return 1
+    sys.stdout.write(text)
+    return 0
 
 
 def cmd_fmt(args) -> int:
@@ -263,6 +284,11 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true", help="treat warnings (W###) as errors")
     c.add_argument("--json", action="store_true")
     c.add_argument("-j", "--jobs", type=int, help="parallel compile processes (default: one per CPU)")
+    c.add_argument(
+        "--dump",
+        choices=("ast", "effects", "plan"),
+        help="print what one task file lowers to, as JSON: its AST, its anomalies' effects, or its self-check plans",
+    )
     c.set_defaults(func=cmd_check)
 
     f = sub.add_parser("fmt", help="rewrite task sources in canonical layout")

@@ -6,7 +6,30 @@ import numpy as np
 import pytest
 from rt_scenes import anomaly, bin_, box, chair, door, fan, fence, lamp, pond, task, wall
 
-from wac.bundle.model import DayNight, Effect, Sun, Trigger
+from wac.bundle.model import (
+    AddBlocker,
+    AddHole,
+    AddObject,
+    DayNight,
+    RemoveObject,
+    SetAnimation,
+    SetAppearance,
+    SetDayNight,
+    SetFlicker,
+    SetLight,
+    SetMaterial,
+    SetMechanism,
+    SetMotion,
+    SetPartPose,
+    SetPhysics,
+    SetPose,
+    SetRender,
+    SetShadow,
+    SetSolid,
+    SetVisible,
+    Sun,
+    Trigger,
+)
 from wac.runtime import effects as fx
 from wac.runtime.render import look_at
 
@@ -50,14 +73,12 @@ def test_all_effect_kinds_are_implemented():
         "add_blocker",
         "set_appearance",
     }
-    assert documented == set(fx.APPLY)
+    assert documented == {variant.model_fields["kind"].default for variant in fx.APPLY}
 
 
 def test_set_pose_float(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(
-        make_env, [crate], [Effect(kind="set_pose", target="crate", position=(3.0, 0.0, 0.5))], ["crate"]
-    )
+    c, p = pair(make_env, [crate], [SetPose(target="crate", position=(3.0, 0.0, 0.5))], ["crate"])
 
     def gap(env):  # is there anything at 0.2 m height under the crate?
         ref, _, _ = env.physics.ray((3.0, -2.0, 0.2), (3.0, 2.0, 0.2))
@@ -70,8 +91,7 @@ def test_set_pose_float(make_env):
 
 def test_set_part_pose_misaligned_leg(make_env):
     objs = [chair("chair_1", (3.0, 0.0, 0.0))]
-    eff = Effect(
-        kind="set_part_pose",
+    eff = SetPartPose(
         target="chair_1",
         part="back",
         position=(-0.2, 0.3, 0.45),
@@ -87,7 +107,7 @@ def test_set_solid_removes_collision(make_env):
     c, p = pair(
         make_env,
         [fence("fence_1", (2.0, 0.0, 0.0))],
-        [Effect(kind="set_solid", target="fence_1", solid=False)],
+        [SetSolid(target="fence_1", solid=False)],
         ["fence_1"],
     )
     assert "blocked" in c.step("move 4").outcome
@@ -98,7 +118,7 @@ def test_set_solid_on_liquid_is_a_fake_floor(make_env):
     c, p = pair(
         make_env,
         [pond("pond_1", (3.0, 0.0))],
-        [Effect(kind="set_solid", target="pond_1", solid=True)],
+        [SetSolid(target="pond_1", solid=True)],
         ["pond_1"],
     )
     assert c.step("move 3").pose.z < -0.5
@@ -107,22 +127,35 @@ def test_set_solid_on_liquid_is_a_fake_floor(make_env):
 
 def test_add_object(make_env):
     cola = box("cola", (0.3, 0.3, 0.5), (3.0, 0.0, 0.0), material="red")
-    c, p = pair(make_env, [], [Effect(kind="add_object", object=cola)], ["cola"])
+    c, p = pair(make_env, [], [AddObject(object=cola)], ["cola"])
     assert "cola" not in c.world.objects
     assert count(p, p.render_ids(), "cola") > 0
 
 
 def test_remove_object(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(make_env, [crate], [Effect(kind="remove_object", target="crate")], ["crate"])
+    c, p = pair(make_env, [crate], [RemoveObject(target="crate")], ["crate"])
     cam = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.3))
     assert count(c, ids_at(c, *cam), "crate") > 0 and count(p, ids_at(p, *cam), "crate") == 0
     assert p.step("move 4").moved_m == pytest.approx(4.0, abs=0.03)
 
 
+def test_remove_object_keeps_what_it_held_in_place(make_env):
+    """`keep_in_place` (remove_support): the bin the table held is taken out of the simulation, so it
+    stays in mid-air however it is touched; without it the bin is simulated (and falls when woken)."""
+    objs = [box("table", (1.0, 1.0, 0.8), (3.0, 0.0, 0.0)), bin_("bin_1", (3.0, 0.0, 0.8))]
+    simulated = []
+    for keep in ((), ("bin_1",)):
+        _, p = pair(make_env, objs, [RemoveObject(target="table", keep_in_place=keep)], ["bin_1"])
+        p.step("wait 0.5")
+        simulated.append(p.world.get("bin_1").simulated)
+        assert p.world.get("bin_1").position[2] == pytest.approx(0.8, abs=0.01)
+    assert simulated == [True, False]
+
+
 def test_set_visible_hidden_but_shadow_and_collision_kept(make_env):
     crate = box("crate", (0.8, 0.8, 1.6), (3.0, 0.0, 0.0), material="wood")
-    eff = Effect(kind="set_visible", target="crate", visible=False, casts_shadow=True, keeps_collision=True)
+    eff = SetVisible(target="crate", visible=False, casts_shadow=True, keeps_collision=True)
     c, p = pair(make_env, [crate], [eff], ["crate"])
     cam = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.5))
     assert count(c, ids_at(c, *cam), "crate") > 0 and count(p, ids_at(p, *cam), "crate") == 0
@@ -139,7 +172,7 @@ def test_set_visible_hidden_but_shadow_and_collision_kept(make_env):
 
 def test_set_render_xray_draws_through_a_wall(make_env):
     objs = [wall("wall_1", (2.0, 0.0, 0.0)), box("crate", (0.6, 0.6, 0.6), (4.0, 0.0, 0.0), material="wood")]
-    c, p = pair(make_env, objs, [Effect(kind="set_render", target="crate", render="xray")], ["crate"])
+    c, p = pair(make_env, objs, [SetRender(target="crate", render="xray")], ["crate"])
     cam = ((0.0, 0.0, 1.6), (4.0, 0.0, 0.3))
     assert count(c, ids_at(c, *cam), "crate") == 0 and count(p, ids_at(p, *cam), "crate") > 0
 
@@ -149,7 +182,7 @@ def test_set_render_cull_one_side(make_env):
     c, p = pair(
         make_env,
         [crate],
-        [Effect(kind="set_render", target="crate", render="cull", normal=(-1.0, 0.0))],
+        [SetRender(target="crate", render="cull", normal=(-1.0, 0.0))],
         ["crate"],
     )
     west, east = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.3)), ((6.0, 0.0, 1.6), (3.0, 0.0, 0.3))
@@ -159,9 +192,7 @@ def test_set_render_cull_one_side(make_env):
 
 def test_set_render_flip_normals(make_env):
     crate = box("crate", (0.8, 0.8, 0.8), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(
-        make_env, [crate], [Effect(kind="set_render", target="crate", render="flip_normals")], ["crate"]
-    )
+    c, p = pair(make_env, [crate], [SetRender(target="crate", render="flip_normals")], ["crate"])
     cam = ((0.0, -1.0, 2.0), (3.0, 0.0, 0.4))
     assert (rgb_at(c, *cam) != rgb_at(p, *cam)).any()
     assert p.renderer.actors[("crate", "body")].GetProperty().GetFrontfaceCulling()
@@ -169,18 +200,14 @@ def test_set_render_flip_normals(make_env):
 
 def test_set_render_lod_proxy(make_env):
     objs = [chair("chair_1", (8.0, 0.0, 0.0))]
-    c, p = pair(
-        make_env, objs, [Effect(kind="set_render", target="chair_1", render="lod_proxy")], ["chair_1"]
-    )
+    c, p = pair(make_env, objs, [SetRender(target="chair_1", render="lod_proxy")], ["chair_1"])
     cam = ((0.0, 0.0, 1.6), (8.0, 0.0, 0.5), 20.0)
     assert count(p, ids_at(p, *cam), "chair_1") > 1.5 * count(c, ids_at(c, *cam), "chair_1")
 
 
 def test_set_material(make_env):
     crate = box("crate", (0.8, 0.8, 0.8), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(
-        make_env, [crate], [Effect(kind="set_material", target="crate", material="magenta")], ["crate"]
-    )
+    c, p = pair(make_env, [crate], [SetMaterial(target="crate", material="magenta")], ["crate"])
     cam = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.4))
     ids = ids_at(c, *cam)
     mask = ids == c.object_index("crate")
@@ -202,7 +229,7 @@ def test_set_shadow_removed(make_env):
     c, p = pair(
         make_env,
         _shadow_scene(),
-        [Effect(kind="set_shadow", target="block", casts_shadow=False)],
+        [SetShadow(target="block", casts_shadow=False)],
         ["block"],
         **kw,
     )
@@ -212,7 +239,7 @@ def test_set_shadow_removed(make_env):
 
 def test_set_shadow_displaced(make_env):
     kw = {"task_kw": {"sun": Sun(azimuth_deg=0.0, elevation_deg=45.0)}}
-    eff = Effect(kind="set_shadow", target="block", casts_shadow=True, shadow_offset=(0.0, -4.0))
+    eff = SetShadow(target="block", casts_shadow=True, shadow_offset=(0.0, -4.0))
     c, p = pair(make_env, _shadow_scene(), [eff], ["block"], **kw)
     moved = (-1.5, -1.0, 0.0)
     assert _ground_brightness(p, moved) < _ground_brightness(c, moved) - 5
@@ -224,7 +251,7 @@ def _night():
 
 
 def test_set_light_dark_lamp(make_env):
-    eff = Effect(kind="set_light", target="lamp_1", lit=True, illuminates=False)
+    eff = SetLight(target="lamp_1", lit=True, illuminates=False)
     c, p = pair(make_env, [lamp("lamp_1", (3.0, 0.0, 0.0))], [eff], ["lamp_1"], **_night())
     ground = (3.0, -1.5, 0.0)
     assert _ground_brightness(c, ground) > _ground_brightness(p, ground) + 5
@@ -233,9 +260,7 @@ def test_set_light_dark_lamp(make_env):
 
 def test_set_light_glow_on_non_lamp(make_env):
     crate = box("crate", (0.8, 0.8, 0.8), (3.0, 0.0, 0.0), material="wood")
-    c, p = pair(
-        make_env, [crate], [Effect(kind="set_light", target="crate", lit=True)], ["crate"], **_night()
-    )
+    c, p = pair(make_env, [crate], [SetLight(target="crate", lit=True)], ["crate"], **_night())
     cam = ((0.0, 0.0, 1.6), (3.0, 0.0, 0.4))
     mask = ids_at(c, *cam) == c.object_index("crate")
     assert rgb_at(p, *cam)[mask].mean() > rgb_at(c, *cam)[mask].mean() + 30
@@ -243,9 +268,7 @@ def test_set_light_glow_on_non_lamp(make_env):
 
 def test_set_physics_light_object_slides_far(make_env):
     objs = [bin_("bin_1", (1.5, 0.0, 0.0), mass=200.0)]
-    c, p = pair(
-        make_env, objs, [Effect(kind="set_physics", target="bin_1", mass_kg=0.5, friction=0.05)], ["bin_1"]
-    )
+    c, p = pair(make_env, objs, [SetPhysics(target="bin_1", mass_kg=0.5, friction=0.05)], ["bin_1"])
     for env in (c, p):
         env.step("move 1")
         env.step("interact")
@@ -257,7 +280,7 @@ def test_set_physics_light_object_slides_far(make_env):
 
 def test_set_physics_bounce(make_env):
     objs = [bin_("bin_1", (3.0, 0.0, 0.0))]
-    c, p = pair(make_env, objs, [Effect(kind="set_physics", target="bin_1", restitution=0.95)], ["bin_1"])
+    c, p = pair(make_env, objs, [SetPhysics(target="bin_1", restitution=0.95)], ["bin_1"])
     heights = []
     for env in (c, p):
         hs = []
@@ -270,16 +293,14 @@ def test_set_physics_bounce(make_env):
 
 def test_set_motion_drift_and_tremble(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (3.0, 0.0, 0.0), material="wood")
-    eff = Effect(
-        kind="set_motion", target="crate", motion="drift", axis=(0.0, 1.0, 0.0), range_m=1.0, speed_m_s=0.5
-    )
+    eff = SetMotion(target="crate", motion="drift", axis=(0.0, 1.0, 0.0), range_m=1.0, speed_m_s=0.5)
     c, p = pair(make_env, [crate], [eff], ["crate"])
     ys = []
     for env in (c, p):
         env.step("wait 1")
         ys.append(env.world.get("crate").world_position()[1])
     assert ys[0] == 0.0 and 0.3 < ys[1] < 0.7
-    eff = Effect(kind="set_motion", target="crate", motion="tremble", amplitude_m=0.05)
+    eff = SetMotion(target="crate", motion="tremble", amplitude_m=0.05)
     c, p = pair(make_env, [crate], [eff], ["crate"])
     p.step("wait 0.5")
     assert 0 < np.abs(p.world.get("crate").motion_offset).max() <= 0.05
@@ -291,7 +312,7 @@ def _door_pair(make_env, mech, value=None):
     return pair(
         make_env,
         [door("door_1", (1.8, 0.0, 0.0))],
-        [Effect(kind="set_mechanism", target="door_1", mechanism=mech, value=value)],
+        [SetMechanism(target="door_1", mechanism=mech, value=value)],
         ["door_1"],
     )
 
@@ -358,9 +379,7 @@ def test_mechanism_dead_and_delay(make_env):
 def test_mechanism_through_walls(make_env):
     objs = [wall("wall_1", (1.0, 0.0, 0.0)), lamp("lamp_1", (2.2, 0.0, 0.0), lit=False)]
     # the lamp's pole is behind the wall; raise the view so the crosshair meets the wall first
-    c, p = pair(
-        make_env, objs, [Effect(kind="set_mechanism", target="lamp_1", mechanism="through_walls")], ["lamp_1"]
-    )
+    c, p = pair(make_env, objs, [SetMechanism(target="lamp_1", mechanism="through_walls")], ["lamp_1"])
     oc, op = c.step("interact").outcome, p.step("interact").outcome
     assert ("nothing" in oc or "wall" in oc) and op == oc  # the agent sees the wall, not the lamp
     assert p.world.lamp_lit(p.world.get("lamp_1")) and not c.world.lamp_lit(c.world.get("lamp_1"))
@@ -376,8 +395,7 @@ def test_set_animation(make_env):
             make_env,
             [fan("fan_1", (3.0, 0.0, 0.0))],
             [
-                Effect(
-                    kind="set_animation",
+                SetAnimation(
                     target="fan_1",
                     animation=anim,
                     value=None if anim != "jump" else 90.0,
@@ -395,7 +413,7 @@ def test_set_animation(make_env):
 
 def test_set_day_night_abrupt(make_env):
     kw = {"task_kw": {"day_night": DayNight(period_s=60.0, transition="gradual", phase=0.2)}}
-    c, p = pair(make_env, [], [Effect(kind="set_day_night", period_s=2.0, transition="abrupt")], **kw)
+    c, p = pair(make_env, [], [SetDayNight(period_s=2.0, transition="abrupt")], **kw)
     skies = []
     for env in (c, p):
         vals = []
@@ -410,7 +428,7 @@ def test_set_flicker(make_env):
     c, p = pair(
         make_env,
         [lamp("lamp_1", (3.0, 0.0, 0.0))],
-        [Effect(kind="set_flicker", target="lamp_1", period_s=0.5)],
+        [SetFlicker(target="lamp_1", period_s=0.5)],
         ["lamp_1"],
     )
     states = []
@@ -424,7 +442,7 @@ def test_set_flicker(make_env):
 
 
 def test_add_hole(make_env):
-    c, p = pair(make_env, [], [Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 1.0))])
+    c, p = pair(make_env, [], [AddHole(position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 1.0))])
     assert c.step("move 2").pose.z == pytest.approx(0.0, abs=0.01)
     assert p.step("move 2").outcome.endswith("respawned at the start")  # fell through, as the reference
     cam = ((0.0, 0.0, 1.6), (2.0, 0.0, 0.0))
@@ -432,7 +450,7 @@ def test_add_hole(make_env):
 
 
 def test_add_blocker(make_env):
-    c, p = pair(make_env, [], [Effect(kind="add_blocker", position=(2.0, 0.0, 0.0), size=(0.3, 4.0, 2.5))])
+    c, p = pair(make_env, [], [AddBlocker(position=(2.0, 0.0, 0.0), size=(0.3, 4.0, 2.5))])
     assert c.step("move 4").moved_m == pytest.approx(4.0, abs=0.03)
     r = p.step("move 4")
     assert "blocked" in r.outcome and r.pose.x < 1.8
@@ -441,7 +459,7 @@ def test_add_blocker(make_env):
 
 def test_set_appearance_under_distance_trigger(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (8.0, 0.0, 0.0), material="wood")
-    eff = Effect(kind="set_appearance", target="crate", scale=(2.5, 2.5, 2.5))
+    eff = SetAppearance(target="crate", scale=(2.5, 2.5, 2.5))
     c, p = pair(make_env, [crate], [eff], ["crate"], Trigger(kind="beyond", distance_m=5.0))
     p.step("wait 0.5")
     cam = ((0.0, 0.0, 1.6), (8.0, 0.0, 0.3), 30.0)
@@ -453,8 +471,8 @@ def test_set_appearance_under_distance_trigger(make_env):
 def test_set_pose_mirror_and_invert(make_env):
     objs = [chair("chair_1", (3.0, 0.0, 0.0)), chair("chair_2", (3.0, 2.0, 0.0))]
     effs = [
-        Effect(kind="set_pose", target="chair_1", scale=(1.0, -1.0, 1.0), rotation_deg=(90.0, 0.0, 0.0)),
-        Effect(kind="set_pose", target="chair_2", position=(3.0, 2.0, 0.9), rotation_deg=(0.0, 0.0, 180.0)),
+        SetPose(target="chair_1", scale=(1.0, -1.0, 1.0), rotation_deg=(90.0, 0.0, 0.0)),
+        SetPose(target="chair_2", position=(3.0, 2.0, 0.9), rotation_deg=(0.0, 0.0, 180.0)),
     ]
     c, p = pair(make_env, objs, effs, ["chair_1", "chair_2"])
     cam = ((0.0, 1.0, 1.4), (3.0, 1.0, 0.4))
@@ -469,9 +487,7 @@ def test_set_pose_mirror_and_invert(make_env):
 
 def test_mechanism_one_way_lets_in_and_traps(make_env):
     shed = box("shed", (3.0, 3.0, 2.5), (4.0, 0.0, 0.0), material="wood")
-    eff = Effect(
-        kind="set_mechanism", target="shed", mechanism="one_way", normal=(-1.0, 0.0)
-    )  # enter from the west
+    eff = SetMechanism(target="shed", mechanism="one_way", normal=(-1.0, 0.0))  # enter from the west
     c, p = pair(make_env, [shed], [eff], ["shed"])
     assert "blocked" in c.step("move 4").outcome
     r = p.step("move 4")  # walks in through the west face
@@ -483,15 +499,13 @@ def test_mechanism_one_way_lets_in_and_traps(make_env):
 
 def test_one_way_other_sides_still_block(make_env):
     shed = box("shed", (3.0, 3.0, 2.5), (4.0, 0.0, 0.0), material="wood")
-    eff = Effect(
-        kind="set_mechanism", target="shed", mechanism="one_way", normal=(0.0, 1.0)
-    )  # enter from the north
+    eff = SetMechanism(target="shed", mechanism="one_way", normal=(0.0, 1.0))  # enter from the north
     _, p = pair(make_env, [shed], [eff], ["shed"])
     assert "blocked" in p.step("move 4").outcome
 
 
 def test_fake_floor_blocker_over_liquid(make_env):
-    eff = Effect(kind="add_blocker", target="pond_1", position=(3.0, 0.0, -0.03), size=(3.0, 3.0, 0.05))
+    eff = AddBlocker(target="pond_1", position=(3.0, 0.0, -0.03), size=(3.0, 3.0, 0.05))
     c, p = pair(make_env, [pond("pond_1", (3.0, 0.0))], [eff], ["pond_1"])
     assert c.step("move 3").pose.z == pytest.approx(0.02 - 0.8, abs=0.05)
     assert p.step("move 3").pose.z > -0.05
@@ -509,10 +523,10 @@ def test_no_vtk_errors_with_special_actors(make_env):
         box("crate", (0.6, 0.6, 0.6), (4.0, 2.0, 0.0)),
     ]
     effs = [
-        Effect(kind="set_shadow", target="block", casts_shadow=True, shadow_offset=(1.0, 1.0)),
-        Effect(kind="set_render", target="chair_1", render="lod_proxy"),
-        Effect(kind="set_render", target="crate", render="xray"),
-        Effect(kind="set_visible", target="crate", visible=False, casts_shadow=True),
+        SetShadow(target="block", casts_shadow=True, shadow_offset=(1.0, 1.0)),
+        SetRender(target="chair_1", render="lod_proxy"),
+        SetRender(target="crate", render="xray"),
+        SetVisible(target="crate", visible=False, casts_shadow=True),
     ]
     _, p = pair(make_env, objs, effs, ["block"])
     p.step("turn 20")
@@ -520,7 +534,7 @@ def test_no_vtk_errors_with_special_actors(make_env):
 
 
 def test_set_physics_overturn_on_contact(make_env):
-    eff = Effect(kind="set_physics", target="bin_1", torque_deg=180.0)
+    eff = SetPhysics(target="bin_1", torque_deg=180.0)
     c, p = pair(make_env, [bin_("bin_1", (1.5, 0.0, 0.0))], [eff], ["bin_1"], Trigger(kind="contact"))
     tilt = []
     for env in (c, p):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from rt_scenes import anomaly, bin_, box, door, task, wall
 
-from wac.bundle.model import Effect, Sun, Trigger
+from wac.bundle.model import AddHole, SetMechanism, SetMotion, SetPhysics, SetRender, SetVisible, Sun, Trigger
 from wac.runtime import mechanics
 from wac.runtime.geometry import rotation_matrix
 from wac.runtime.render import look_at
@@ -29,7 +29,7 @@ def test_overturn_rolls_continuously_to_the_angle_and_rests_near_its_place(make_
     """The perturbed bin turns ~180 deg (upside down) through a continuous roll that never leaves the
     ground and rests one roll (its height plus its depth) from where it stood; the clean bin does whatever
     physics gives under the same push (never upside down)."""
-    eff = Effect(kind="set_physics", target="bin_1", torque_deg=180.0)
+    eff = SetPhysics(target="bin_1", torque_deg=180.0)
     c, p = pair(make_env, [bin_("bin_1", (1.5, 0.0, 0.0))], [eff], ["bin_1"], Trigger(kind="contact"))
     out = {}
     for name, env in (("clean", c), ("perturbed", p)):
@@ -64,7 +64,7 @@ def test_overturn_rolls_continuously_to_the_angle_and_rests_near_its_place(make_
 
 
 def test_overturn_angle_is_the_requested_one(make_env):
-    eff = Effect(kind="set_physics", target="bin_1", torque_deg=90.0)
+    eff = SetPhysics(target="bin_1", torque_deg=90.0)
     _, p = pair(make_env, [bin_("bin_1", (1.5, 0.0, 0.0))], [eff], ["bin_1"], Trigger(kind="contact"))
     p.step("move 1.2")
     p.step("wait 3")
@@ -74,9 +74,7 @@ def test_overturn_angle_is_the_requested_one(make_env):
 # --- drift and tremble (reference: drift base +/- range; mesh_tremble 1.5-2.5 Hz rocking) ------------
 def test_drift_goes_both_ways_about_its_base(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (3.0, 0.0, 0.0), material="wood")
-    eff = Effect(
-        kind="set_motion", target="crate", motion="drift", axis=(0.0, 1.0, 0.0), range_m=1.0, speed_m_s=1.0
-    )
+    eff = SetMotion(target="crate", motion="drift", axis=(0.0, 1.0, 0.0), range_m=1.0, speed_m_s=1.0)
     c, p = pair(make_env, [crate], [eff], ["crate"])
     ys = {"clean": [], "perturbed": []}
     for name, env in (("clean", c), ("perturbed", p)):
@@ -113,7 +111,7 @@ def test_tremble_is_smooth_rocking_between_1_5_and_2_5_hz():
 
 def test_tremble_in_the_world_rocks_without_noise(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (3.0, 0.0, 0.0), material="wood")
-    eff = Effect(kind="set_motion", target="crate", motion="tremble", amplitude_m=0.05)
+    eff = SetMotion(target="crate", motion="tremble", amplitude_m=0.05)
     c, p = pair(make_env, [crate], [eff], ["crate"])
     xs = []
     p.add_tick_listener(lambda: xs.append(p.world.get("crate").motion_offset[0]))
@@ -128,7 +126,7 @@ def test_tremble_in_the_world_rocks_without_noise(make_env):
 
 # --- floor_hole (reference core.js: fall into the void, respawn at the spawn, `respawned` flag) ------
 def test_a_fall_through_a_hole_respawns_at_the_start_and_the_agent_can_go_on(make_env):
-    c, p = pair(make_env, [], [Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 4.0))])
+    c, p = pair(make_env, [], [AddHole(position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 4.0))])
     start = p.pose()
     r = p.step("move 2")
     assert r.outcome.endswith("; respawned at the start")
@@ -143,7 +141,7 @@ def test_a_fall_through_a_hole_respawns_at_the_start_and_the_agent_can_go_on(mak
 
 
 def test_the_respawn_outcome_names_nothing_of_the_anomaly(make_env):
-    _, p = pair(make_env, [], [Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 4.0))])
+    _, p = pair(make_env, [], [AddHole(position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 4.0))])
     out = p.step("move 2").outcome.lower()
     assert not any(w in out for w in ("hole", "anomal", "collision", "bug", "dropped", "fell"))
 
@@ -171,16 +169,12 @@ def _block():
     [
         # reference `vanish` (three.js visible = false): not drawn, casts no shadow, still solid
         (
-            Effect(
-                kind="set_visible", target="block", visible=False, casts_shadow=False, keeps_collision=True
-            ),
+            SetVisible(target="block", visible=False, casts_shadow=False, keeps_collision=True),
             False,
         ),
         # wac `hide` without a trigger: not drawn, its shadow remains, still solid
         (
-            Effect(
-                kind="set_visible", target="block", visible=False, casts_shadow=True, keeps_collision=True
-            ),
+            SetVisible(target="block", visible=False, casts_shadow=True, keeps_collision=True),
             True,
         ),
     ],
@@ -201,14 +195,14 @@ def test_vanish_and_hide_differ_only_in_the_shadow(make_env, effect, shadow_kept
 
 def test_xray_keeps_the_targets_shadow(make_env):
     objs = [*_block(), wall("wall_1", (0.0, 1.0, 0.0), size=(4.0, 0.2, 2.5))]
-    c, p = pair(make_env, objs, [Effect(kind="set_render", target="block", render="xray")], ["block"], **SUN)
+    c, p = pair(make_env, objs, [SetRender(target="block", render="xray")], ["block"], **SUN)
     assert _ids(c, "block") == 0 and _ids(p, "block") > 0  # drawn through the wall in front of it
     assert _ground(p) == pytest.approx(_ground(c), rel=0.1)  # and its shadow is the clean one
 
 
 # --- jam (reference anim_interrupted: stops part-way and still blocks) --------------------------------
 def test_a_jammed_door_keeps_its_collider_shut_even_when_nearly_open(make_env):
-    eff = Effect(kind="set_mechanism", target="door_1", mechanism="jam", value=0.9)
+    eff = SetMechanism(target="door_1", mechanism="jam", value=0.9)
     c, p = pair(make_env, [door("door_1", (1.8, 0.0, 0.0))], [eff], ["door_1"])
     for env in (c, p):
         env.step("interact")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rt_scenes import anomaly, bin_, box, pond, task, wall
 
-from wac.bundle.model import Effect
+from wac.bundle.model import AddHole, SetPose
 
 
 def test_solid_wall_blocks_and_reports_distance(make_env):
@@ -89,9 +89,7 @@ def test_bounds_stop_the_agent(make_env):
 
 
 def test_hole_lets_agent_fall(make_env):
-    t = task(
-        [], anomalies=[anomaly([Effect(kind="add_hole", position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 1.0))])]
-    )
+    t = task([], anomalies=[anomaly([AddHole(position=(2.0, 0.0, 0.0), size=(1.5, 1.5, 1.0))])])
     env = make_env(t)
     r = env.step("move 2")
     assert r.outcome.startswith("moved ") and r.outcome.endswith("forward; respawned at the start")
@@ -117,8 +115,8 @@ def test_statically_displaced_dynamic_objects_stay_put(make_env):
         anomalies=[
             anomaly(
                 [
-                    Effect(kind="set_pose", target="bin_1", position=(2.0, 0.0, 0.5)),
-                    Effect(kind="set_pose", target="bin_3", position=(5.3, 0.0, 0.0)),
+                    SetPose(target="bin_1", position=(2.0, 0.0, 0.5)),
+                    SetPose(target="bin_3", position=(5.3, 0.0, 0.0)),
                 ]
             )
         ],
@@ -150,8 +148,8 @@ def test_queries_support_gap_and_penetration(make_env):
         anomalies=[
             anomaly(
                 [
-                    Effect(kind="set_pose", target="a", position=(3.0, 0.0, 0.4)),
-                    Effect(kind="set_pose", target="b", position=(3.0, 0.7, 0.4)),
+                    SetPose(target="a", position=(3.0, 0.0, 0.4)),
+                    SetPose(target="b", position=(3.0, 0.7, 0.4)),
                 ]
             )
         ],

@@ -228,7 +228,7 @@ def test_lamp_that_lights_nothing_looks_as_lit_as_in_the_clean_world(make_env):
     """Its light still reaches the lamp itself (the hood over its bulb); only everything else goes dark."""
     from rt_scenes import anomaly, obj, task
 
-    from wac.bundle.model import Effect, Emitter, Part, Sun
+    from wac.bundle.model import Emitter, Part, SetLight, Sun
 
     parts = [
         Part(id="pole", shape="cylinder", size=(0.12, 0.12, 2.6), material="metal"),
@@ -243,7 +243,7 @@ def test_lamp_that_lights_nothing_looks_as_lit_as_in_the_clean_world(make_env):
         Part(id="hood", shape="box", size=(0.8, 0.8, 0.06), position=(0, 0, 3.0), material="metal"),
     ]
     lantern = obj("lamp_1", parts, (3.0, 0.0, 0.0), name="lantern", kind="lamp", lit=True)
-    eff = Effect(kind="set_light", target="lamp_1", lit=True, illuminates=False)
+    eff = SetLight(target="lamp_1", lit=True, illuminates=False)
     t = task([lantern], anomalies=[anomaly([eff], ["lamp_1"])], sun=Sun(elevation_deg=50.0, intensity=0.05))
     c, p = make_env(t, "clean"), make_env(t, "perturbed")
     cam = look_at((1.5, -1.0, 2.0), (3.0, 0.0, 2.9), 50.0)

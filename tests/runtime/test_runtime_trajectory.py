@@ -8,7 +8,7 @@ import json
 import numpy as np
 from rt_scenes import anomaly, box, showcase, task
 
-from wac.bundle.model import Effect, Trigger, TriggerKind
+from wac.bundle.model import RemoveObject, Trigger, TriggerKind
 from wac.runtime import commands
 from wac.runtime.env import WorldEnv
 from wac.runtime.trajectory import read_trajectory, replay
@@ -30,7 +30,7 @@ def _hide_task():
         [crate],
         anomalies=[
             anomaly(
-                [Effect(kind="remove_object", target="crate")],
+                [RemoveObject(target="crate")],
                 ["crate"],
                 Trigger(kind=TriggerKind.look_away),
                 operator="hide",
@@ -65,7 +65,7 @@ def test_events_say_whether_the_target_was_in_view_when_the_trigger_fired(tmp_pa
         [box("crate", (0.6, 0.6, 0.6), (5.0, 0.0, 0.0), material="wood")],
         anomalies=[
             anomaly(
-                [Effect(kind="remove_object", target="crate")],
+                [RemoveObject(target="crate")],
                 ["crate"],
                 Trigger(kind=TriggerKind.after, after_s=0.5, only_unseen=False),
                 operator="hide",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rt_scenes import anomaly, bin_, box, task
 
-from wac.bundle.model import Effect, Trigger, TriggerKind
+from wac.bundle.model import RemoveObject, SetMaterial, SetPhysics, SetVisible, Trigger, TriggerKind
 from wac.runtime.triggers import Percept, TriggerState
 
 
@@ -127,7 +127,7 @@ def test_contact_and_interact_fire_on_rising_edge():
 
 def _crate_task(trigger, effects=None):
     crate = box("crate", (0.6, 0.6, 0.6), (5.0, 0.0, 0.0), material="wood")
-    eff = effects or [Effect(kind="remove_object", target="crate")]
+    eff = effects or [RemoveObject(target="crate")]
     return task([crate], anomalies=[anomaly(eff, ["crate"], trigger, operator="hide")])
 
 
@@ -170,7 +170,7 @@ def test_leave_in_world(make_env):
 
 
 def test_within_in_world_and_back(make_env):
-    eff = [Effect(kind="set_visible", target="crate", visible=False)]
+    eff = [SetVisible(target="crate", visible=False)]
     env = make_env(_crate_task(Trigger(kind=TriggerKind.within, distance_m=2.0), eff))
     env.step("move 3.5")
     assert not env.world.get("crate").visible
@@ -181,7 +181,7 @@ def test_within_in_world_and_back(make_env):
 
 
 def test_every_in_world(make_env):
-    eff = [Effect(kind="set_material", target="crate", material="red")]
+    eff = [SetMaterial(target="crate", material="red")]
     env = make_env(_crate_task(Trigger(kind=TriggerKind.every, period_s=1.0), eff))
     env.step("wait 1.5")
     assert env.world.get("crate").parts["body"].material == "red"
@@ -194,7 +194,7 @@ def test_contact_in_world(make_env):
         [bin_("bin_1", (1.5, 0.0, 0.0))],
         anomalies=[
             anomaly(
-                [Effect(kind="set_physics", target="bin_1", impulse=(0.0, 0.0, 80.0))],
+                [SetPhysics(target="bin_1", impulse=(0.0, 0.0, 80.0))],
                 ["bin_1"],
                 Trigger(kind=TriggerKind.contact),
                 operator="launch",
@@ -214,7 +214,7 @@ def test_interact_trigger_in_world(make_env):
         [crate],
         anomalies=[
             anomaly(
-                [Effect(kind="set_material", target="crate", material="red")],
+                [SetMaterial(target="crate", material="red")],
                 ["crate"],
                 Trigger(kind=TriggerKind.interact),
             )

@@ -1,0 +1,228 @@
+"""Registry consistency: the names that tie taxonomy, compiler, bundle and runtime together (operator
+names, plan kinds, observables, effect kinds) each name something that exists.
+
+Every check is a small function of the tables it compares; each test runs it on the real tables
+(nothing missing) and on a copy with one misspelling or omission (the check reports it), so no
+assertion here holds by construction alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import re
+import types
+from pathlib import Path
+from typing import get_args
+
+import pytest
+from pydantic import ValidationError
+
+from wac.bundle import model as B
+from wac.bundle.schemas import SCHEMAS, render
+from wac.compiler import anomalies, plan
+from wac.runtime import effects as fx
+from wac.taxonomy import registry as R
+from wac.validation import observables, pixelchecks, selfcheck
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# --- operators: taxonomy/operators.yaml <-> compiler/anomalies.py ---------------------------------
+
+
+def lowering_mismatch(operator_names, lowerer) -> tuple[list[str], list[str]]:
+    """(operators without an `op_<name>` lowering, `op_<name>` lowerings without an operator)."""
+    names = set(operator_names)
+    lowered = {m.removeprefix("op_") for m in dir(lowerer) if m.startswith("op_")}
+    return sorted(names - lowered), sorted(lowered - names)
+
+
+def test_every_operator_has_a_lowering_and_every_lowering_an_operator():
+    names = [o.name for o in R.registry().operators]
+    assert lowering_mismatch(names, anomalies.Lowerer) == ([], [])
+    assert lowering_mismatch([*names, "levitate"], anomalies.Lowerer) == (["levitate"], [])
+    extra = type("Extra", (anomalies.Lowerer,), {"op_levitate": lambda self, *a: None})
+    assert lowering_mismatch(names, extra) == ([], ["levitate"])
+
+
+def test_operator_requirements_have_checks():
+    used = {r for o in R.registry().operators for r in o.requires}
+    assert used <= set(anomalies.REQUIRES), f"requires without a check: {used - set(anomalies.REQUIRES)}"
+    assert not {*used, "hollow"} <= set(anomalies.REQUIRES)
+
+
+def test_operator_names_in_the_plan_tables_exist():
+    names = {o.name for o in R.registry().operators}
+    assert plan.GROUND_AIM <= names, f"GROUND_AIM names no operator: {plan.GROUND_AIM - names}"
+    assert not {*plan.GROUND_AIM, "remove_shadows"} <= names
+
+
+# --- self-check plan kinds: taxonomy <-> compiler/plan.py -----------------------------------------
+
+
+def test_registry_plan_kinds_are_known():
+    reg = R.registry()
+    used = {c.plan for c in reg.categories} | {o.plan for o in reg.operators if o.plan}
+    assert used <= set(R.PLAN_KINDS)
+
+
+def test_a_misspelt_plan_kind_fails_when_the_taxonomy_loads(monkeypatch):
+    real = R._load_yaml
+
+    def doctored(name):
+        data = real(name)
+        if name == "operators.yaml":
+            data["float"] = {**data["float"], "plan": "view_sid"}
+        return data
+
+    monkeypatch.setattr(R, "_load_yaml", doctored)
+    R.registry.cache_clear()
+    try:
+        with pytest.raises(
+            ValueError, match=r"float: unknown self-check plan kind 'view_sid'; did you mean 'view_side'"
+        ):
+            R.registry()
+    finally:
+        monkeypatch.undo()
+        R.registry.cache_clear()
+    assert R.registry().operator("float").plan is None
+
+
+def test_a_misspelt_category_plan_kind_fails_too():
+    with pytest.raises(ValueError, match="categories.yaml: scale: unknown self-check plan kind 'veiw'"):
+        R._plan_kind("categories.yaml: scale", "veiw")
+
+
+def exposing_kinds(fn) -> set[str]:
+    """The plan kinds `fn` tests `kind` against (`kind == "x"`, `kind in ("x", …)`)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(inspect.getsource(fn))):
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "kind":
+            for comp in node.comparators:
+                for c in ast.walk(comp):
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                        out.add(c.value)
+    return out
+
+
+def test_every_plan_kind_has_distances_and_exposing_actions():
+    assert set(plan.DISTANCES) == set(R.PLAN_KINDS)
+    handled = exposing_kinds(plan._exposing)
+    assert set(R.PLAN_KINDS) <= handled, f"plan kinds without exposing actions: {set(R.PLAN_KINDS) - handled}"
+    assert not {*R.PLAN_KINDS, "zigzag"} <= handled
+
+
+def test_an_unknown_plan_kind_has_no_fallback():
+    low = types.SimpleNamespace(trigger=B.Trigger())
+    with pytest.raises(ValueError, match="plan kind 'zigzag' has no exposing actions"):
+        plan._exposing("zigzag", low, "crate", 2.0, None, (0.0, 0.0), 0.0, 1.0)
+
+
+# --- observables: taxonomy/categories.yaml <-> validation/observables.py ----------------------------
+
+
+def unknown_observables(categories, table) -> list[str]:
+    return sorted({c.observable for c in categories} - set(table))
+
+
+def test_every_category_observable_exists():
+    cats = R.registry().categories
+    assert unknown_observables(cats, observables.OBSERVABLES) == []
+    misspelt = [types.SimpleNamespace(observable="suport_gap"), *cats]
+    assert unknown_observables(misspelt, observables.OBSERVABLES) == ["suport_gap"]
+    with pytest.raises(KeyError, match="unknown observable 'suport_gap'"):
+        observables.observable("suport_gap")
+
+
+# --- effects: bundle/model.py <-> runtime/effects.py <-> schemas/ <-> docs/bundle.md -----------------
+
+
+def test_effect_variants_are_the_union_and_their_kinds_unique():
+    members = get_args(get_args(B.Effect)[0])
+    assert set(members) == set(B.EFFECT_TYPES) and len(B.EFFECT_KINDS) == len(members)
+    for kind, variant in B.EFFECT_KINDS.items():
+        assert get_args(variant.model_fields["kind"].annotation) == (kind,)
+
+
+def test_every_effect_kind_has_an_apply():
+    assert fx.unapplied() == []
+    assert set(fx.APPLY) == set(B.EFFECT_TYPES)
+    assert fx.unapplied({k: v for k, v in fx.APPLY.items() if k is not B.SetPose}) == ["set_pose"]
+
+
+def test_a_second_apply_for_one_kind_is_refused():
+    with pytest.raises(TypeError, match="two apply functions for effect kind 'set_pose'"):
+        fx.applies(B.SetPose)(lambda eff, ctx: lambda: None)
+
+
+def schema_effect_kinds(schema: dict) -> set[str]:
+    return set(schema["$defs"]["Anomaly"]["properties"]["effects"]["items"]["discriminator"]["mapping"])
+
+
+def test_every_effect_kind_has_a_schema_entry_with_its_fields():
+    on_disk = json.loads((ROOT / "schemas" / "task.schema.json").read_text())
+    assert on_disk == json.loads(render(SCHEMAS["task.schema.json"]))
+    assert schema_effect_kinds(on_disk) == set(B.EFFECT_KINDS)
+    mapping = on_disk["$defs"]["Anomaly"]["properties"]["effects"]["items"]["discriminator"]["mapping"]
+    for kind, variant in B.EFFECT_KINDS.items():
+        entry = on_disk["$defs"][mapping[kind].rsplit("/", 1)[1]]
+        assert entry["properties"]["kind"]["const"] == kind and "kind" in entry["required"]
+        assert set(entry["properties"]) == set(variant.model_fields)
+    doctored = json.loads(json.dumps(on_disk))
+    del doctored["$defs"]["Anomaly"]["properties"]["effects"]["items"]["discriminator"]["mapping"]["add_hole"]
+    assert schema_effect_kinds(doctored) != set(B.EFFECT_KINDS)
+
+
+def documented_effects(markdown: str) -> dict[str, set[str]]:
+    """kind -> fields of the effects table in docs/bundle.md (§5)."""
+    section = markdown.split("## 5. Effects", 1)[1].split("\n## ", 1)[0]
+    out = {}
+    for line in section.splitlines():
+        m = re.match(r"\| `(\w+)` \| ([^|]*) \|", line)
+        if m:
+            out[m.group(1)] = set(re.findall(r"`(\w+)`", m.group(2)))
+    return out
+
+
+def test_every_effect_kind_is_documented_with_its_fields():
+    doc = documented_effects((ROOT / "docs" / "bundle.md").read_text())
+    fields = {kind: set(v.model_fields) - {"kind"} for kind, v in B.EFFECT_KINDS.items()}
+    assert doc == fields
+    assert documented_effects("## 5. Effects\n\n| `set_pose` | `target` | x |\n") != fields
+
+
+def unknown_kinds(*tables: set[str]) -> list[str]:
+    return sorted(set().union(*tables) - set(B.EFFECT_KINDS))
+
+
+def test_effect_kind_tables_name_real_kinds():
+    from wac.audit import metrics
+
+    tables = (selfcheck.CONTINUOUS, selfcheck.PHYSICAL, pixelchecks.LIGHT_EFFECTS, metrics.SCENE_WIDE)
+    assert unknown_kinds(*tables) == []
+    assert unknown_kinds(*tables, {"set_flickr"}) == ["set_flickr"]
+
+
+@pytest.mark.parametrize(
+    ("effect", "message"),
+    [
+        ({"kind": "set_pos", "target": "crate"}, "does not match any of the expected tags"),
+        ({"kind": "set_pose", "target": "crate", "material": "red"}, "Extra inputs are not permitted"),
+        ({"kind": "set_render", "target": "crate", "render": "wireframe"}, "set_render.render"),
+        ({"kind": "add_hole", "position": [0, 0, 0]}, "add_hole.size"),
+    ],
+)
+def test_a_bad_effect_is_rejected_when_the_bundle_is_read(effect, message):
+    anomaly = {
+        "operator": "float",
+        "category": "missing_support",
+        "family": "static_physics",
+        "targets": ["crate"],
+        "params": {},
+        "trigger": {},
+        "effects": [effect],
+    }
+    with pytest.raises(ValidationError, match=message):
+        B.Anomaly.model_validate(anomaly)

@@ -1,0 +1,227 @@
+"""Import layers: no module imports a layer above its own, nothing but the CLI imports a command-line
+module, and no two modules import each other, except the recorded exceptions below.
+
+The layers, lowest first (a module may import its own layer and those below):
+
+  0  wac, wac.errors                       the root exception and the version
+  1  wac.bundle, wac.taxonomy, wac.grammar, wac.backends
+  2  wac.compiler
+  3  wac.runtime                           (never the compiler: it reads bundles only)
+  4  wac.validation
+  5  wac.audit
+  6  wac.review
+  7  wac.cli
+
+Imports are read from the source (`ast`), at module level and inside functions alike: a lazy
+import is a dependency too.  The exceptions are today's, each with its reason; they are to be
+removed (issue 10), not added to.  An exception that no longer occurs fails the test, so the list
+shrinks as they are fixed.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# installed package -> source folder (pyproject.toml's package-dir)
+PACKAGES = {
+    "wac": "wac",
+    "wac.grammar": "grammar",
+    "wac.compiler": "compiler",
+    "wac.bundle": "bundle",
+    "wac.taxonomy": "taxonomy",
+    "wac.runtime": "runtime",
+    "wac.validation": "validation",
+    "wac.audit": "audit",
+    "wac.audit.agents": "audit/agents",
+    "wac.review": "review",
+}
+LAYERS = {
+    "wac": 0,
+    "wac.errors": 0,
+    "wac.bundle": 1,
+    "wac.taxonomy": 1,
+    "wac.grammar": 1,
+    "wac.backends": 1,
+    "wac.compiler": 2,
+    "wac.runtime": 3,
+    "wac.validation": 4,
+    "wac.audit": 5,
+    "wac.review": 6,
+    "wac.cli": 7,
+}
+# pairs of layers that may not meet although their ranks allow it
+FORBIDDEN = {("wac.runtime", "wac.compiler"): "the runtime reads bundles and never imports the compiler"}
+# command-line front ends: only the CLI dispatches to them; libraries do not import them
+CLI_MODULES = {"wac.cli", "wac.runtime.commands", "wac.compiler.derive_cli"}
+
+# importer -> imported: why it is there today
+ALLOWED_EDGES = {
+    ("wac.compiler.closer_start", "wac.validation.selfcheck"): (
+        "`wac derive closer-start` reads built bundles with the self-check's `load_bundle`; "
+        "one bundle reader in wac.bundle (issue 10) removes it"
+    ),
+    ("wac.compiler.derive", "wac.validation.selfcheck"): (
+        "`wac derive multi` self-checks every draw and keeps those that pass: derivation sits above "
+        "validation, though it lives in the compiler package"
+    ),
+    ("wac.validation.selfcheck", "wac.cli"): (
+        "`main`, the entry of each bundle's selfcheck.py and `python -m wac.validation.selfcheck`, "
+        "runs `wac selfcheck` through the CLI for the same arguments and exit codes"
+    ),
+    ("wac.validation.selfcheck", "wac.runtime.commands"): (
+        "evidence frames reuse `wac render`'s clean | perturbed composer (`side_by_side`), which "
+        "lives in the runtime's command module"
+    ),
+    ("wac.runtime.scene_sheet", "wac.runtime.commands"): (
+        "the scene contact sheet reuses `wac render`'s overview cameras and image composers"
+    ),
+    ("wac.audit.runner", "wac.review.export"): (
+        "`wac eval --accepted-only` reads a `wac review export` file with review's reader"
+    ),
+}
+# modules that import each other (all lazily, inside functions: none is an import-time cycle)
+ALLOWED_CYCLES = {
+    frozenset({"wac.runtime.env", "wac.runtime.trajectory"}): (
+        "the env writes trajectories (TrajectoryWriter) and trajectory replays them in an env (WorldEnv)"
+    ),
+    frozenset({"wac.audit.judge", "wac.audit.metrics"}): (
+        "metrics reads runs with judge's readers; judge asks metrics for the distance limit and target"
+    ),
+    frozenset({"wac.validation.capture", "wac.validation.visual"}): (
+        "visual measures capture's Samples; capture counts target pixels with visual's pixel_counts"
+    ),
+    frozenset({"wac.validation.selfcheck", "wac.validation.validate"}): (
+        "selfcheck registers `wac validate`'s subcommand; validate reads bundles with selfcheck's load_bundle"
+    ),
+    frozenset({"wac.audit.mcp_server", "wac.audit.replay_mcp"}): (
+        "the MCP server opens replays; the replay server reuses the server's bundle checks and options"
+    ),
+}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for pkg, folder in PACKAGES.items():
+        for f in sorted((ROOT / folder).glob("*.py")):
+            out[pkg if f.stem == "__init__" else f"{pkg}.{f.stem}"] = f
+    return out
+
+
+def imports(mods: dict[str, Path], top_level_only: bool = False) -> dict[str, set[str]]:
+    """Module -> the wac modules it imports (`from pkg import a, b` counts the submodules among
+    `pkg.a`, `pkg.b`, else `pkg`)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = name if path.stem == "__init__" else name.rpartition(".")[0]
+        nodes = tree.body if top_level_only else ast.walk(tree)
+        found: set[str] = set()
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                found |= {_module_of(a.name, mods) for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    base = f"{anchor}.{base}" if base else anchor
+                submodules = {f"{base}.{a.name}" for a in node.names} & mods.keys()
+                found |= submodules or {_module_of(base, mods)}
+        found.discard("")
+        found.discard(name)
+        graph[name] = found
+    return graph
+
+
+def _module_of(name: str, mods) -> str:
+    """The wac module `name` is or lies in ("" for a third-party one)."""
+    while name and name not in mods:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def layer(module: str) -> str:
+    return max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
+
+
+def back_edges(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """Imports of a higher layer, of a forbidden layer, or of a command-line module."""
+    out = set()
+    for a, targets in graph.items():
+        for b in targets:
+            la, lb = layer(a), layer(b)
+            if LAYERS[lb] > LAYERS[la] or (la, lb) in FORBIDDEN or (b in CLI_MODULES and la != "wac.cli"):
+                out.add((a, b))
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[frozenset[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(frozenset(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_every_module_is_in_a_layer():
+    assert all(layer(m) in LAYERS for m in modules())
+
+
+def test_no_layer_imports_one_above_it():
+    edges = back_edges(imports(modules()))
+    unexplained = sorted(edges - set(ALLOWED_EDGES))
+    assert not unexplained, f"imports against the layers (fix them, don't list them): {unexplained}"
+    stale = sorted(set(ALLOWED_EDGES) - edges)
+    assert not stale, f"fixed, so remove from ALLOWED_EDGES: {stale}"
+
+
+def test_no_import_cycles():
+    graph = imports(modules())
+    found = set(cycles(graph))
+    unexplained = [sorted(c) for c in found - set(ALLOWED_CYCLES)]
+    assert not unexplained, f"modules that import each other: {unexplained}"
+    stale = [sorted(c) for c in set(ALLOWED_CYCLES) - found]
+    assert not stale, f"untangled, so remove from ALLOWED_CYCLES: {stale}"
+    assert cycles(imports(modules(), top_level_only=True)) == []  # none at import time, at all
+
+
+def test_the_checks_catch_what_they_are_for():
+    graph = imports(modules())
+    assert ("wac.bundle.model", "wac.compiler.pipeline") in back_edges(
+        {**graph, "wac.bundle.model": {"wac.compiler.pipeline"}}
+    )
+    assert ("wac.runtime.env", "wac.compiler.plan") in back_edges({"wac.runtime.env": {"wac.compiler.plan"}})
+    assert ("wac.audit.session", "wac.runtime.commands") in back_edges(
+        {"wac.audit.session": {"wac.runtime.commands"}}
+    )
+    assert back_edges({"wac.cli": {"wac.runtime.commands"}, "wac.audit.judge": {"wac.bundle.model"}}) == set()
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset({"a", "b", "c"})]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    assert "wac.validation.selfcheck" in imports(modules())["wac.compiler.derive"]  # lazy imports count
+    assert "wac.validation.selfcheck" not in imports(modules(), top_level_only=True)["wac.compiler.derive"]
