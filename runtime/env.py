@@ -36,6 +36,7 @@ LOOK_SPEED = 90.0
 INTERACT_S = 0.5
 REACH_M = 3.0
 VIEW_RANGE_M = 60.0
+MAX_VIEW_RAYS = 48  # rays cast per in-view test of a target's box grid
 CONTROL_EVERY = 6  # physics steps per control tick (0.05 s)
 PITCH_LIMIT = 89.0
 RESPAWN_DEPTH_M = 10.0  # an agent that falls this far below the ground respawns at the start
@@ -662,12 +663,21 @@ class WorldEnv:
         return None
 
     def target_in_view(self, an: _Anomaly, box=None) -> bool:
+        """Whether any of the target can be on screen: sample points of its box (its centre and
+        inner corners first; then a grid over the whole box, for a long or tall target whose
+        centre is off screen while an end is not) inside the view frustum, with a clear line to
+        the eye or landing on the target."""
         box = box if box is not None else self._target_box(an)
         if box is None:
             return False
         lo, hi = box
         c = (lo + hi) / 2
-        pts = [c] + [c + 0.8 * (np.array(k) - c) for k in _corners(lo, hi)]
+        inner = [c] + [c + 0.8 * (np.array(k) - c) for k in _corners(lo, hi)]
+        if self._any_visible(an, inner):
+            return True
+        return self._any_visible(an, _box_grid(lo, hi))
+
+    def _any_visible(self, an: _Anomaly, pts) -> bool:
         cam = self.camera()
         eye = np.asarray(cam.eye)
         f, up = cam.forward(), cam.up()
@@ -684,6 +694,8 @@ class WorldEnv:
                 cand.append(p)
         if not cand:
             return False
+        if len(cand) > MAX_VIEW_RAYS:
+            cand = [cand[i] for i in np.linspace(0, len(cand) - 1, MAX_VIEW_RAYS).round().astype(int)]
         targets = set(an.spec.targets) | {e.target for e in an.spec.effects if e.target}
         for ref, frac in self.physics.rays([eye] * len(cand), cand):
             if ref is None or ref.kind == "agent" or (ref.object_id in targets) or frac > 0.97:
@@ -788,6 +800,18 @@ class WorldEnv:
 
 def _corners(lo, hi):
     return [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+
+
+def _box_grid(lo, hi, spacing_m: float = 1.0, most: int = 6) -> list[np.ndarray]:
+    """Points spread over a box (ends and faces included, a hair inside), about `spacing_m`
+    apart and at most `most` a side: the parts of a long or tall target."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    inset = (hi - lo) * 0.01
+    axes = [
+        np.linspace(a + e, b - e, int(min(most, max(2, math.ceil((b - a) / spacing_m) + 1))))
+        for a, b, e in zip(lo, hi, inset, strict=True)
+    ]
+    return [np.array((x, y, z)) for x in axes[0] for y in axes[1] for z in axes[2]]
 
 
 __all__ = [
