@@ -411,7 +411,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         import anyio
 
-        anyio.run(build_server(session).run_stdio_async)
+        from .mcp_stdio import serve_stdio
+
+        anyio.run(serve_stdio, build_server(session))  # the SDK's transport, messages bounded
     except _Stopped as exc:
         stopped = 130 if exc.signum == signal.SIGINT else 0
     except BaseExceptionGroup as group:  # a stop that reached the task group anyway
