@@ -2,8 +2,12 @@
 
 Text comes from the taxonomy registry (`categories.yaml`: name, definition, the demonstration's
 figure captions and reference explanation), laid out like the paper's in-context examples
-("Figure 1: ...", then the reference explanation).  Images are rendered from the category's
-demonstration task (`taxonomy/examples/<category>.wa`, bundle `<category>_demo`) by running its
+("Figure 1: ...", then the reference explanation).  A category has one or more demonstrations
+(`CategorySpec.demos`: the alternatives of `taxonomy/examples/incontext/index.yaml`, then the
+principal `taxonomy/examples/<category>.wa`); the one shown for a task is the first whose target
+kinds (names, synonyms and prefab of its target objects, `target_kinds`) share nothing with the
+task's own, so an example never shows the answer of the task it is given with (`choose_demo`).
+Images are rendered from the chosen demonstration task (bundle named by its task id) by running its
 self-check plan in a `WorldEnv` and keeping the frames of the captioned steps; nothing comes from
 the task being audited.  Which frame shows which figure is the demo's `figure_frames` choice in
 `categories.yaml` (variant, captioned-step index, optional extra actions) or, by default, the
@@ -36,6 +40,10 @@ PREAMBLE = (
 )
 
 
+# object shapes that name no kind of thing: two boxes are not "the same target"
+PRIMITIVES = frozenset({"box", "cylinder", "sphere", "capsule", "cone", "mesh"})
+
+
 @dataclass(frozen=True)
 class Example:
     """One category's in-context example: text and captioned PNG figures."""
@@ -43,6 +51,41 @@ class Example:
     category: str
     text: str
     figures: tuple[tuple[str, bytes], ...]  # (caption, PNG bytes), Figure 1 first
+    demo: str = ""  # the demonstration task's id
+
+
+def target_kinds(task: dict) -> frozenset[str]:
+    """What a task's anomaly targets are, as words an answer would use: each target object's name,
+    synonyms and prefab (not a bare shape), lower-cased.  `task` is a bundle's task.json."""
+    objects = {o["id"]: o for o in task.get("scene", {}).get("objects", ())}
+    for anomaly in task.get("anomalies", ()):
+        for effect in anomaly.get("effects", ()):
+            obj = effect.get("object") if isinstance(effect, dict) else None
+            if obj:
+                objects.setdefault(obj["id"], obj)  # an object the anomaly adds
+    out: set[str] = set()
+    for anomaly in task.get("anomalies", ()):
+        for target in anomaly.get("targets", ()):
+            o = objects.get(target)
+            if o is None:
+                continue
+            words = [o.get("name", ""), *o.get("synonyms", ())]
+            if o.get("prefab") and o["prefab"] not in PRIMITIVES:
+                words += [o["prefab"], o["prefab"].replace("_", " ")]
+            out.update(w.strip().lower() for w in words if w and w.strip())
+    return frozenset(out)
+
+
+def bundle_target_kinds(bundle: Path) -> frozenset[str]:
+    """`target_kinds` of a built bundle (harness side: task.json holds the ground truth)."""
+    return target_kinds(json.loads((Path(bundle) / "task.json").read_text(encoding="utf-8")))
+
+
+def choose_demo(demos, kinds_of, avoid: frozenset[str] | set[str] = frozenset()):
+    """The first demonstration whose target kinds (`kinds_of(demo)`) share nothing with `avoid`
+    (the task's target kinds), or None when every one does."""
+    avoid = {a.lower() for a in avoid}
+    return next((d for d in demos if not (kinds_of(d) & avoid)), None)
 
 
 def default_cache_dir() -> Path:
@@ -53,9 +96,10 @@ def default_cache_dir() -> Path:
     return Path(base).expanduser() / "wac-examples"
 
 
-def example_text(spec) -> str:
-    """The example's text for one `CategorySpec`, in the layout of the paper's C.1 / C.5."""
-    d = spec.demo
+def example_text(spec, demo=None) -> str:
+    """The example's text for one `CategorySpec` and one of its demonstrations (default: the
+    principal), in the layout of the paper's C.1 / C.5."""
+    d = demo or spec.demo
     lines = [f"## In-context example: {spec.name}", "", PREAMBLE, "", f"Definition. {spec.definition}", ""]
     lines += [f"Figure {i}: {cap}" for i, cap in enumerate(d.figures, start=1)]
     lines += ["", f"Reference answer (explanation). {d.explanation}"]
@@ -133,8 +177,8 @@ def render_figures(bundle: Path, demo, width: int = 640, height: int = 480) -> l
 class ExampleLibrary:
     """In-context examples by category id, rendered once and cached (see module docstring).
 
-    `build_dir` is a build holding the `<category>_demo` bundles; a demo missing there is
-    compiled from `taxonomy/examples/` into a temporary directory.
+    `build_dir` is a build holding the demonstration bundles (named by their task ids); a demo
+    missing there is compiled from `taxonomy/examples/` into a temporary directory.
     """
 
     def __init__(
@@ -147,41 +191,57 @@ class ExampleLibrary:
         self.build_dir = Path(build_dir) if build_dir else None
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.width, self.height = int(width), int(height)
-        self._examples: dict[str, Example | None] = {}
+        self._examples: dict[str, Example] = {}  # by demonstration id
+        self._bundles: dict[str, Path] = {}
+        self._kinds: dict[str, frozenset[str]] = {}
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._lock = threading.Lock()
         self.rendered = 0  # figures rendered by this library (not read from the cache)
 
-    def get(self, category_id: str | None) -> Example | None:
-        """The example of a category, or None for an unknown category."""
+    def get(self, category_id: str | None, avoid=frozenset()) -> Example | None:
+        """The example of a category for a task whose target kinds are `avoid` (see `choose_demo`);
+        None for an unknown category, or when every demonstration of it shares a target kind
+        with the task (an example must never show the task's answer)."""
         from wac.taxonomy.registry import registry
 
         if not category_id:
             return None
+        spec = next((c for c in registry().categories if c.id == category_id), None)
+        if spec is None:
+            return None
         with self._lock:
-            if category_id not in self._examples:
-                spec = next((c for c in registry().categories if c.id == category_id), None)
-                self._examples[category_id] = None if spec is None else self._make(spec)
-            return self._examples[category_id]
+            demo = choose_demo(spec.demos or (spec.demo,), self._demo_kinds, avoid)
+            if demo is None:
+                return None
+            if demo.id not in self._examples:
+                self._examples[demo.id] = self._make(spec, demo)
+            return self._examples[demo.id]
 
-    def _make(self, spec) -> Example:
-        bundle = self._bundle(spec)
-        pngs = self._figures(spec, bundle)
+    def _demo_kinds(self, demo) -> frozenset[str]:
+        if demo.id not in self._kinds:
+            self._kinds[demo.id] = bundle_target_kinds(self._bundle(demo))
+        return self._kinds[demo.id]
+
+    def _make(self, spec, demo) -> Example:
+        bundle = self._bundle(demo)
+        pngs = self._figures(demo, bundle)
         figures = tuple(
             (f"Example figure {i} (demonstration scene, not your scene): {cap}", png)
-            for i, (cap, png) in enumerate(zip(spec.demo.figures, pngs, strict=True), start=1)
+            for i, (cap, png) in enumerate(zip(demo.figures, pngs, strict=True), start=1)
         )
-        return Example(str(spec.id), example_text(spec), figures)
+        return Example(str(spec.id), example_text(spec, demo), figures, demo.id)
 
     # --- the demo bundle -------------------------------------------------------------------------
-    def _bundle(self, spec) -> Path:
-        if self.build_dir is not None:
-            b = self.build_dir / f"{spec.id}_demo"
-            if (b / "task.json").is_file() and (b / "selfcheck.json").is_file():
-                return b
-        return self._compile(spec)
+    def _bundle(self, demo) -> Path:
+        if demo.id in self._bundles:
+            return self._bundles[demo.id]
+        b = self.build_dir / demo.id if self.build_dir is not None else None
+        if b is None or not ((b / "task.json").is_file() and (b / "selfcheck.json").is_file()):
+            b = self._compile(demo)
+        self._bundles[demo.id] = b
+        return b
 
-    def _compile(self, spec) -> Path:
+    def _compile(self, demo) -> Path:
         import wac.taxonomy
         from wac.compiler.pipeline import compile_project
         from wac.errors import BundleError
@@ -189,33 +249,33 @@ class ExampleLibrary:
         taxonomy = Path(wac.taxonomy.__file__).parent
         if self._tmp is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="wac-demos-")
-        out = Path(self._tmp.name) / str(spec.id)
+        out = Path(self._tmp.name) / demo.id
         # the root above taxonomy/ (the checkout, or the installed `wac` package) names the source
         # `taxonomy/examples/<file>` as `wac build` does, so the bundle's version id is the same
-        res = compile_project([taxonomy / "examples" / spec.demo.task], taxonomy.parent, out=out, jobs=1)
+        res = compile_project([taxonomy / "examples" / demo.task], taxonomy.parent, out=out, jobs=1)
         if not res.ok or not res.index:
             raise BundleError(
-                f"the demonstration task {spec.demo.task} does not compile: "
+                f"the demonstration task {demo.task} does not compile: "
                 + "; ".join(d.message for d in res.diagnostics)
             )
         return out / res.index[0]["id"]
 
     # --- figures and their cache -----------------------------------------------------------------
-    def _key(self, spec, bundle: Path) -> str:
+    def _key(self, demo, bundle: Path) -> str:
         from wac.bundle.integrity import verify_bundle
 
         verify_bundle(bundle)  # the key is the demo's content hash: only true of an intact bundle
         manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
         choice = json.dumps(
-            {"figures": len(spec.demo.figures), "frames": spec.demo.frames, "rev": RENDER_REVISION},
+            {"figures": len(demo.figures), "frames": demo.frames, "rev": RENDER_REVISION},
             sort_keys=True,
         )
         digest = hashlib.sha256(choice.encode()).hexdigest()[:12]
         return f"{manifest['version_id']}-{self.width}x{self.height}-{digest}"
 
-    def _figures(self, spec, bundle: Path) -> list[bytes]:
-        n = len(spec.demo.figures)
-        slot = self.cache_dir / str(spec.id) / self._key(spec, bundle)
+    def _figures(self, demo, bundle: Path) -> list[bytes]:
+        n = len(demo.figures)
+        slot = self.cache_dir / demo.id / self._key(demo, bundle)
         files = [slot / f"figure_{i}.png" for i in range(1, n + 1)]
         if all(f.is_file() for f in files):
             try:
@@ -226,7 +286,7 @@ class ExampleLibrary:
             except (OSError, ValueError):
                 pass
             shutil.rmtree(slot, ignore_errors=True)  # damaged or unverifiable: render again
-        pngs = render_figures(bundle, spec.demo, self.width, self.height)
+        pngs = render_figures(bundle, demo, self.width, self.height)
         self.rendered += len(pngs)
         self._store(slot, pngs)
         return pngs
@@ -256,3 +316,46 @@ class ExampleLibrary:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
+
+
+def example_conflicts(build_dir: str | Path) -> tuple[list[str], list[str]]:
+    """Check every evaluation task of a build (holding the demonstration bundles too) against its
+    category's demonstrations.  Errors: a task sharing a target kind with every demonstration of
+    its category (no example can be shown).  Warnings: a task whose example is not its category's
+    first demonstration, because it shares that one's target kind (the choice then hints at the
+    target: add or reorder a demonstration in taxonomy/examples/incontext/index.yaml)."""
+    from wac.taxonomy.registry import registry
+
+    build = Path(build_dir)
+    kinds: dict[str, frozenset[str]] = {}
+
+    def demo_kinds(demo) -> frozenset[str]:
+        if demo.id not in kinds:
+            task = build / demo.id / "task.json"
+            if not task.is_file():
+                raise FileNotFoundError(f"{build}: no bundle {demo.id} (build taxonomy/examples too)")
+            kinds[demo.id] = bundle_target_kinds(build / demo.id)
+        return kinds[demo.id]
+
+    errors, warnings = [], []
+    for task_file in sorted(build.glob("*/task.json")):
+        task = json.loads(task_file.read_text(encoding="utf-8"))
+        if task.get("meta", {}).get("example") or not task.get("anomalies"):
+            continue
+        spec = registry().category(task["anomalies"][0]["category"])
+        demos = spec.demos or (spec.demo,)
+        mine = target_kinds(task)
+        chosen = choose_demo(demos, demo_kinds, mine)
+        if chosen is None:
+            errors.append(
+                f"{task['id']}: shares a target kind ({', '.join(sorted(mine))}) with every demonstration "
+                f"of {spec.id} ({', '.join(d.id for d in demos)}): no in-context example can be shown; "
+                f"add a demonstration with another target to taxonomy/examples/incontext/index.yaml"
+            )
+        elif chosen is not demos[0]:
+            shared = sorted(demo_kinds(demos[0]) & mine)
+            warnings.append(
+                f"{task['id']}: shown {chosen.id}, not {demos[0].id}, because both target "
+                f"{', '.join(shared)}: the choice hints at the target"
+            )
+    return errors, warnings

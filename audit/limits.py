@@ -22,6 +22,10 @@ MAX_COUNTED_BUGS = 5  # the judge reads the first five active bugs; later ones n
 MAX_JUDGED_CHARS = MAX_COUNTED_BUGS * MAX_DESCRIPTION_CHARS + MAX_SUMMARY_CHARS + 2000  # larger: judge error
 
 MAX_TOOL_NAME = 64  # longer tool names are cut before they are echoed or counted
+# one JSON-RPC message on `wac mcp`'s stdin: the largest legitimate one (a flag_bug at its text
+# limits) is a few kB; a longer line is discarded as it arrives, never held whole, and answered
+# with a JSON-RPC error -32600 (invalid request)
+MAX_MESSAGE_BYTES = 1 << 20
 LOG_TEXT_CHARS = 4000  # tool results longer than this are logged whole only the first time
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from wac.errors import BundleError, UsageError
 
+from .examples import bundle_target_kinds
 from .session import AuditSession, SessionOptions, ToolResult, read_bundle_context
 
 SERVER_NAME = "world_audit"
@@ -229,16 +230,19 @@ def build_server(session: AuditSession, *, name: str = SERVER_NAME):
 # --- examples, episode directory, command line ----------------------------------------------------
 
 
-def load_examples(build_dir: Path, options: SessionOptions, category: str | None):
+def load_examples(build_dir: Path, options: SessionOptions, category: str | None, avoid=frozenset()):
     """The taxonomy's in-context examples from the demo bundles in `build_dir`, with this task's example
-    already rendered; None (and a note on stderr) when the run has none or it cannot be made."""
+    (one sharing no target kind with `avoid`, the task's) already rendered; None (and a note on
+    stderr) when the run has none or it cannot be made."""
     if not options.example or not category:
         return None
     try:
         from .examples import ExampleLibrary
 
         library = ExampleLibrary(build_dir=build_dir, width=options.width, height=options.height)
-        if library.get(category) is None:  # rendered now, so the first observe is quick and cannot fail on it
+        if (
+            library.get(category, avoid=avoid) is None
+        ):  # rendered now, so the first observe is quick and cannot fail on it
             raise LookupError(f"no demonstration for category {category!r}")
     except Exception as exc:  # the example is guidance, not the task: serve without it rather than not at all
         print(
@@ -321,7 +325,9 @@ def open_session(args) -> AuditSession:
     examples = None
     try:
         with stdout_to_stderr():
-            examples = load_examples(build, options, read_bundle_context(bundle)[0].example)
+            examples = load_examples(
+                build, options, read_bundle_context(bundle)[0].example, bundle_target_kinds(bundle)
+            )
             return AuditSession(bundle, out, options, examples)
     except BaseException as exc:
         if examples is not None:
@@ -405,7 +411,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         import anyio
 
-        anyio.run(build_server(session).run_stdio_async)
+        from .mcp_stdio import serve_stdio
+
+        anyio.run(serve_stdio, build_server(session))  # the SDK's transport, messages bounded
     except _Stopped as exc:
         stopped = 130 if exc.signum == signal.SIGINT else 0
     except BaseExceptionGroup as group:  # a stop that reached the task group anyway

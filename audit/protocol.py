@@ -283,7 +283,7 @@ class ReferenceSession:
         """The first observe without the example when read_example delivers it (examples are delivered once)."""
         if not self.example_pending:
             return res
-        ex = self.session.examples.get(self.context.example)
+        ex = self.session.examples.get(self.context.example, avoid=self.session.example_avoid)
         text = res.text.replace("\n\n" + ex.text, "", 1) if ex is not None else res.text
         return ToolResult(text, tuple(i for i in res.images if not i.ref.startswith("example.")), res.error)
 

@@ -223,12 +223,14 @@ def open_replay(args, protocol: ProtocolOptions) -> ReplayReference:
     try:
         with stdout_to_stderr():
             recording = load_recording(trajectory, interval_s=options.film_interval_s)
+            from .examples import bundle_target_kinds
             from .session import read_bundle_context
 
             examples = load_examples(
                 Path(args.build) if args.build else bundle.parent,
                 options,
                 read_bundle_context(bundle)[0].example,
+                bundle_target_kinds(bundle),
             )
             session = ReviewSession(bundle, recording, out, options, examples)
     except BundleError as exc:

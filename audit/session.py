@@ -151,6 +151,16 @@ class _Session:
             self.out.mkdir(parents=True, exist_ok=True)
             self._log = open(self.out / "tools.jsonl", "w", encoding="utf-8")  # noqa: SIM115
 
+    @property
+    def example_avoid(self) -> frozenset[str]:
+        """The task's target kinds: the in-context example must share none of them (harness side;
+        the agent sees only the example chosen, see wac.audit.examples.choose_demo)."""
+        if getattr(self, "_example_avoid", None) is None:
+            from .examples import bundle_target_kinds
+
+            self._example_avoid = bundle_target_kinds(self.bundle)
+        return self._example_avoid
+
     # --- the one entry point ---------------------------------------------------------------------
     def call(self, name: str, args: dict | None = None) -> ToolResult:
         """Run one tool; every agent mistake becomes an error result, never an exception."""
@@ -237,7 +247,7 @@ class _Session:
         """The task's in-context example as text and captioned images, when the run gives one."""
         if not self.options.example or self.examples is None or not self.context.example:
             return None
-        ex = self.examples.get(self.context.example)
+        ex = self.examples.get(self.context.example, avoid=self.example_avoid)
         if ex is None:
             return None
         return ToolResult(

@@ -612,7 +612,9 @@ class AgentContext(Model):
     task_id: str
     instructions: str
     scene_description: str
-    interactive_objects: tuple[str, ...]  # human names of what can be interacted with
+    # always empty (kept for the format): a per-task list of interactive objects can single out the
+    # target; what can be used is in task.json (ground truth) and found by the agent by trying
+    interactive_objects: tuple[str, ...]
     hint: str | None
     example: str | None  # in-context example id (taxonomy category), resolved by the runner
     budget_actions: int

@@ -84,7 +84,8 @@ def check_giveaway(
     texts = [("the scene description", context.scene_description, False, desc.span if desc else task.span)]
     if hint is not None and context.hint:
         texts.append(("the hint", context.hint, False, hint.span))
-    for name in context.interactive_objects:
+    # an interactive object's name reaches the agent through `interact` ("you try to use the …")
+    for name in sorted({o.name for o in built.scene.objects if o.interactions}):
         decl = next(
             (built.things[o.id] for o in built.scene.objects if o.name == name and o.id in built.things), None
         )

@@ -75,12 +75,14 @@ def lower_task(
             multi_anomaly=bool(meta.get("multi_anomaly")),
         ),
     )
-    interactive = sorted({o.name for o in scene.objects if o.interactions})
+    # no list of interactive objects: built per task it can single out the target (a mechanism
+    # anomaly's object, e.g. a task whose only interactive object is its target); agents find what
+    # can be used by trying, as wac's own task text says nothing of it either (docs/bundle.md)
     context = B.AgentContext(
         task_id=task_id,
         instructions=INSTRUCTIONS.format(budget=built.exploration.budget_actions),
         scene_description=scene.description,
-        interactive_objects=tuple(interactive),
+        interactive_objects=(),
         hint=hint,
         example=cat.id.value,
         budget_actions=built.exploration.budget_actions,
@@ -112,8 +114,6 @@ def context_markdown(ctx: B.AgentContext) -> str:
         ctx.scene_description,
         "",
     ]
-    if ctx.interactive_objects:
-        lines += [f"Interactive objects: {', '.join(ctx.interactive_objects)}.", ""]
     if ctx.hint:
         lines += ["## Anomaly-type hint", "", ctx.hint, ""]
     if ctx.anomaly_count > 1:

@@ -6,7 +6,9 @@ docs tables, rubric templates, operator checks and self-check plans all read fro
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -82,7 +84,7 @@ class FamilySpec:
 class Demo:
     """An in-context demonstration: figure captions and a reference explanation."""
 
-    task: str  # file name under taxonomy/examples/
+    task: str  # file name under taxonomy/examples/ (`incontext/<file>` for an alternative)
     figures: tuple[str, ...]
     explanation: str
     # per figure, which frame of the demonstration's self-check run shows it: (variant, index of the
@@ -91,6 +93,7 @@ class Demo:
     frames: tuple[tuple[str, int, str], ...] = ()
     # the quantity its C.5 description states, as tests/taxonomy/test_demonstrations.py measures it
     measure: str = ""
+    id: str = ""  # the demonstration task's id (its bundle's name in a build)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +109,10 @@ class CategorySpec:
     observable: str  # what the self-check measures
     plan: str  # self-check plan kind
     defect_terms: tuple[str, ...]
-    demo: Demo
+    demo: Demo  # the principal demonstration (measured by tests/taxonomy/test_demonstrations.py)
+    # every in-context demonstration, in the order an example is chosen from them (the alternatives
+    # of taxonomy/examples/incontext/index.yaml, then `demo`); see wac.audit.examples.choose_demo
+    demos: tuple[Demo, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +214,7 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
     )
 
 
-def _demo(cid: str, spec: dict) -> Demo:
+def _demo(cid: str, spec: dict, demo_id: str = "") -> Demo:
     figures = tuple(spec["figures"])
     frames = tuple(
         (str(f[0]), int(f[1]), str(f[2]) if len(f) > 2 else "") for f in spec.get("figure_frames", ())
@@ -225,7 +231,33 @@ def _demo(cid: str, spec: dict) -> Demo:
         explanation=spec["explanation"].strip(),
         frames=frames,
         measure=" ".join(str(spec.get("measure", "")).split()),
+        id=demo_id or f"{cid}_demo",
     )
+
+
+INCONTEXT_INDEX = "examples/incontext/index.yaml"
+
+
+def _alternatives(cids: set[str]) -> dict[str, tuple[Demo, ...]]:
+    """The alternative demonstrations of taxonomy/examples/incontext/index.yaml, checked against the
+    categories and their task files (a name that names no category or task fails here, not later)."""
+    index = _load_yaml(INCONTEXT_INDEX) or {}
+    root = resources.files("wac.taxonomy").joinpath("examples")
+    out: dict[str, tuple[Demo, ...]] = {}
+    for cid, entries in index.items():
+        if cid not in cids:
+            raise ValueError(f"{INCONTEXT_INDEX}: unknown category {cid!r}")
+        demos = []
+        for e in entries:
+            demo_id = str(e.get("id", ""))
+            source = root.joinpath(*str(e["task"]).split("/"))
+            if not demo_id or not source.is_file():
+                raise ValueError(f"{INCONTEXT_INDEX}: {cid}: needs an `id` and an existing `task` file")
+            if not re.search(rf"^task\s+{re.escape(demo_id)}\s", source.read_text(encoding="utf-8"), re.M):
+                raise ValueError(f"{INCONTEXT_INDEX}: {cid}: {e['task']} declares no task {demo_id!r}")
+            demos.append(_demo(cid, e, demo_id))
+        out[cid] = tuple(demos)
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -251,6 +283,10 @@ def registry() -> Registry:
             demo=_demo(c["id"], c["demo"]),
         )
         for c in cats["categories"]
+    )
+    alternatives = _alternatives({str(c.id) for c in categories})
+    categories = tuple(
+        dataclasses.replace(c, demos=(*alternatives.get(str(c.id), ()), c.demo)) for c in categories
     )
     operators = tuple(_operator(k, v) for k, v in ops.items())
     oos = tuple((k, v) for k, v in (cats.get("out_of_scope") or {}).items())

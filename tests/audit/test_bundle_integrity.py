@@ -99,9 +99,9 @@ def test_an_asset_must_be_listed_in_the_manifest(copy):
 def test_a_tampered_cached_figure_is_rendered_again(built, tmp_path):
     cache = tmp_path / "cache"
     first = ExampleLibrary(built, cache_dir=cache, width=64, height=48)
-    good = first.get("scale").figures
-    slot = next((cache / "scale").iterdir())
+    good = first.get("historical").figures
+    slot = next((cache / "historical_demo").iterdir())
     (slot / "figure_1.png").write_bytes(b"not the figure")
     again = ExampleLibrary(built, cache_dir=cache, width=64, height=48)
-    assert again.get("scale").figures == good and again.rendered == len(good)
+    assert again.get("historical").figures == good and again.rendered == len(good)
     assert (slot / "figure_1.png").read_bytes() == good[0][1]

@@ -148,3 +148,39 @@ def test_an_incomplete_episode_is_not_finished_and_is_redone(built, tmp_path):
     assert not st[0].get("skipped") and finished(d) and (d / "tools.jsonl").is_file()
     (d / "trajectory" / "trajectory.jsonl").unlink()
     assert not finished(d)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups")
+def test_ctrl_c_cancels_queued_work_at_once(built, tmp_path):
+    """Ctrl-C with hundreds of tasks queued stops within seconds (it used to wait for every queued
+    episode), leaves no process behind, and leaves unfinished episodes only as `.partial`."""
+    run = tmp_path / "run"
+    cmd = _eval_cmd(built, run)
+    cmd = cmd[: cmd.index("--task")]  # every shipped task: far more than two workers finish in seconds
+    total = len([e for e in json.loads((built / "index.json").read_text())["tasks"] if not e.get("example")])
+    proc = subprocess.Popen(
+        cmd,
+        start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((run / "tasks").glob("*"))) < 2:
+        time.sleep(0.1)
+    assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # pragma: no cover - the failure this test exists for
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("wac eval did not stop within 60 s of Ctrl-C")
+    took = time.monotonic() - t0
+    assert took < 20, f"Ctrl-C took {took:.1f} s: queued work was not cancelled"
+    assert b"Traceback" not in err, err.decode()[-2000:]
+    assert _wait_group_gone(proc.pid), "processes outlived `wac eval` after Ctrl-C"
+    dirs = list((run / "tasks").iterdir())
+    done = [d for d in dirs if not d.name.endswith(".partial") and finished(d)]
+    assert len(done) < total // 2  # the queue was dropped, not worked through
+    assert all(d.name.endswith(".partial") or finished(d) for d in dirs), sorted(d.name for d in dirs)

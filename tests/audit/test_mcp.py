@@ -37,7 +37,7 @@ class _Example:
 class FakeExamples:
     """An example library without the demo renders: one text and one figure per category."""
 
-    def get(self, category):
+    def get(self, category, avoid=frozenset()):
         import numpy as np
 
         img = np.zeros((12, 16, 3), dtype=np.uint8)

@@ -127,3 +127,38 @@ def test_the_task_text_does_not_single_out_a_target(built):
             assert objs.get(t) not in set(ctx.get("interactive_objects") or ()) or "interact with" not in text
     for scene, tasks in by_scene.items():
         assert len(set(tasks.values())) <= 1, f"tasks on {scene} mention different objects: {tasks}"
+
+
+def test_the_interactive_object_list_does_not_single_out_targets(built):
+    """No list of interactive objects reaches the agent.  Built per task from its scene, it singled
+    out targets: reef_dark_floodlight's only interactive object was its target (the survey light),
+    and a task-level `interact` on a target lists it for that task alone.  So the bundle's agent
+    context (agent/context.json and context.md, which other harnesses may show) carries none, the
+    same for every task on a scene whichever object the anomaly changes, and wac's own task text
+    (the same in both worlds, see test_tool_texts_differ_only_by_perceivable_outcomes) has none."""
+    from wac.audit.session import task_text
+    from wac.bundle.model import AgentContext
+
+    lists: dict[tuple, dict[str, tuple[str, ...]]] = {}
+    would_single_out, targeted = [], 0
+    for tid in _eval_tasks(built):
+        task = json.loads((built / tid / "task.json").read_text())
+        ctx = json.loads((built / tid / "agent" / "context.json").read_text())
+        objects = task["scene"]["objects"]
+        listed = tuple(ctx["interactive_objects"])
+        assert listed == (), tid
+        assert "nteractive objects" not in (built / tid / "agent" / "context.md").read_text(), tid
+        text = task_text(AgentContext.model_validate(ctx), 40, SessionOptions())
+        assert "nteractive objects" not in text, tid
+        lists.setdefault((task["scene"]["name"], frozenset(o["id"] for o in objects)), {})[tid] = listed
+        # what a per-task list built from the scene would have said
+        usable = {o["name"] for o in objects if o.get("interactions")}
+        names = {o["id"]: o["name"] for o in objects}
+        targets = {names[t] for a in task["anomalies"] for t in a["targets"] if t in names}
+        targeted += bool(usable & targets)
+        if usable and usable <= targets:
+            would_single_out.append(tid)
+    differ = {k[0]: v for k, v in lists.items() if len(set(v.values())) > 1}
+    assert not differ, f"tasks on one scene list different interactive objects: {differ}"
+    # the reason for the rule is still in the corpus: lists built per task would name targets alone
+    assert would_single_out and targeted >= 5

@@ -246,7 +246,9 @@ def test_interact_statement_enables_an_interaction(project, tmp_path):
     task = json.loads((out / "t" / "task.json").read_text())
     crate = next(o for o in task["scene"]["objects"] if o["id"] == "crate_2")
     assert crate["interactions"] == ["push"]
-    assert "crate" in json.loads((out / "t" / "agent/context.json").read_text())["interactive_objects"]
+    # the agent is not told which objects can be used: here the list would be the target alone
+    assert json.loads((out / "t" / "agent/context.json").read_text())["interactive_objects"] == []
+    assert "Interactive objects" not in (out / "t" / "agent/context.md").read_text()
 
 
 def test_a_scene_names_its_environment_and_its_coverage_limit(project, tmp_path):

@@ -183,12 +183,38 @@ def test_example_exists_and_demonstrates_its_category(cid):
 
 
 def test_no_stray_examples():
-    names = {p.name for p in EXAMPLES.glob("*.wa")}
-    assert names == {c.demo.task for c in REG.categories}
+    names = {p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.wa")}
+    assert names == {d.task for c in REG.categories for d in c.demos}
+    assert all(c.demos[-1] is c.demo for c in REG.categories)  # the principal demonstration comes last
+
+
+def test_the_incontext_index_is_checked_when_the_registry_loads(monkeypatch):
+    """A demonstration in taxonomy/examples/incontext/index.yaml that names no category, no file or
+    not the task its file declares fails when the registry loads, not when an example is shown."""
+    from wac.taxonomy import registry as reg_mod
+
+    real = reg_mod._load_yaml
+    entry = {
+        "id": "scale_plant_demo",
+        "task": "incontext/scale_plant.wa",
+        "figures": ["f"],
+        "explanation": "e",
+    }
+    cases = [
+        ({"no_such_category": [entry]}, "unknown category"),
+        ({"scale": [{**entry, "task": "incontext/missing.wa"}]}, "existing `task` file"),
+        ({"scale": [{**entry, "id": "scale_demo_other"}]}, "declares no task"),
+    ]
+    for index, message in cases:
+        monkeypatch.setattr(
+            reg_mod, "_load_yaml", lambda name, i=index: i if name.endswith("index.yaml") else real(name)
+        )
+        with pytest.raises(ValueError, match=message):
+            reg_mod._alternatives({str(c.id) for c in REG.categories})
 
 
 def test_examples_compile_cleanly():
     pipeline = pytest.importorskip("wac.compiler.pipeline")
     result = pipeline.compile_project([EXAMPLES], ROOT, out=None, jobs=1)
     assert not result.diagnostics, "\n".join(str(d) for d in result.diagnostics)
-    assert result.compiled == len(REG.categories)
+    assert result.compiled == sum(len(c.demos) for c in REG.categories)

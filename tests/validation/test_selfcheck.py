@@ -1,6 +1,7 @@
 """Self-checks of shipped tasks: one demonstration task per category passes, in both directions.
 
-The 15 in-context demonstration tasks of `taxonomy/examples/` (one per category) are built once
+The in-context demonstration tasks of `taxonomy/examples/` (one principal per category, and the
+alternatives of `taxonomy/examples/incontext/`) are built once
 into a temporary directory; each must pass its self-check (the anomaly shows in the perturbed
 world and not in the clean one), and the same bundle with its anomaly stripped (the clean world
 posing as the perturbed one) must fail it.  The CLI's table, JSON and exit codes are checked too.
@@ -17,6 +18,7 @@ from validation_helpers import ROOT, build
 
 from wac.bundle.integrity import write_manifest
 from wac.bundle.model import CompiledTask
+from wac.taxonomy.registry import registry
 from wac.validation.selfcheck import check_bundle, main
 
 # the demonstration tasks the self-check passes on (see the report for the ones it does not)
@@ -37,6 +39,7 @@ SAMPLE = [
     "view_dependent_demo",
     "visibility_demo",
 ]
+SAMPLE += [d.id for c in registry().categories for d in c.demos if d.id not in SAMPLE]
 
 
 @pytest.fixture(scope="module")
