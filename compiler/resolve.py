@@ -224,11 +224,19 @@ def load_stdlib() -> tuple[N.Module, ...]:
 
 
 def discover(sources: list[Path]) -> list[Path]:
-    """The `.wa` files named by the command line: files as given, directories recursively."""
+    """The `.wa` files named by the command line: files as given, directories recursively, leaving
+    out hidden files and directories (names starting with `.`: editors' and tools' scratch files,
+    such as the drafts `wac derive` compiles)."""
     found: list[Path] = []
     for s in sources:
         if s.is_dir():
-            found.extend(sorted(p for p in s.rglob("*.wa") if p.is_file()))
+            found.extend(
+                sorted(
+                    p
+                    for p in s.rglob("*.wa")
+                    if p.is_file() and not any(part.startswith(".") for part in p.relative_to(s).parts)
+                )
+            )
         else:
             found.append(s)
     out: list[Path] = []
