@@ -1,6 +1,6 @@
 """Side channels (issue 14): what the tools say may differ between the clean and the perturbed world
 only where the difference is a perceivable physical outcome, from the documented list below
-(docs/auditing.md "What tool texts may reveal").  Every shipped task is run with the same scripted
+(docs/auditing.md "What tool texts may reveal").  Each task is run with the same scripted
 actions (its self-check's exposing actions, then an interaction and a wait) in both worlds.
 
 Allowed differences, each normalised away before the texts are compared:
@@ -12,7 +12,8 @@ Allowed differences, each normalised away before the texts are compared:
    ("nothing to interact with within reach"), since the frame shows it.
 
 Anything else that differs (a mechanism's result, an object named that the frame does not show, a
-rubric word) is a side channel and fails the test.
+rubric word) is a side channel and fails the test.  CI replays `corpus_sample` (one task per
+category, one per interaction mechanism); `WAC_FULL_CORPUS=1` replays every shipped task.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 from pathlib import Path
 
 import pytest
+from corpus_sample import MECHANISMS, corpus_sample
 
 from wac.audit.session import AuditSession, SessionOptions
 from wac.runtime.perception import ATTEMPTS
@@ -85,8 +87,10 @@ def _eval_tasks(built: Path) -> list[str]:
 
 
 def test_tool_texts_differ_only_by_perceivable_outcomes(built):
+    """On `corpus_sample` (one task per category, one per interaction mechanism; every shipped
+    task with `WAC_FULL_CORPUS=1`)."""
     leaks = []
-    for tid in _eval_tasks(built):
+    for tid in corpus_sample(built, MECHANISMS):
         bundle = built / tid
         script = _script(bundle)
         form = _interaction_forms(_names(bundle))
