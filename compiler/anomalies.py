@@ -667,7 +667,7 @@ class Lowerer:
                     )
                 ],
                 {
-                    "hide_words": "is not drawn, yet its shadow remains and it still blocks movement",
+                    "hide_words": "is not drawn, yet its shadow remains and it still blocks movement when walked into",
                     "hide_expected": f"The {o.name} should be visible where its shadow and collision are.",
                     "hide_inspection": f"Look at the shadow on the ground where the {o.name} stands and walk into that spot.",
                 },

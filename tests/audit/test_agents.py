@@ -114,11 +114,13 @@ def seen_fraction(bundle, trajectory, range_m: float = 7.0, half_fov_deg: float 
 
 
 def test_sweep_covers_the_bounds_from_pose_and_outcomes_only(built, tmp_path):
-    report = episode(built, tmp_path, "market_03", SweepAgent(seed=0))
+    """On a small open scene (14 x 9.5 m) the 40-action sweep sees most of the bounds; the corpus's
+    scenes are made large enough that it does not (docs/corpus.md)."""
+    report = episode(built, tmp_path, "material_demo", SweepAgent(seed=0))
     assert report["actions_used"] == report["budget"] == 40 and report["bugs"] == []
     counts = report["tool_counts"]
     assert counts.get("turn", 0) >= 8 and counts.get("move", 0) >= 10  # look-arounds and lanes
-    cover = seen_fraction(built / "market_03", tmp_path / "ep" / "trajectory")
+    cover = seen_fraction(built / "material_demo", tmp_path / "ep" / "trajectory")
     assert cover >= 0.7, cover
     steps = [
         json.loads(x) for x in (tmp_path / "ep" / "trajectory" / "trajectory.jsonl").read_text().splitlines()

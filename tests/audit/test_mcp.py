@@ -117,10 +117,10 @@ def test_first_observe_delivers_the_initial_input_with_text_beside_every_image(b
             if b.type == "image":  # each image is announced by a text block naming it
                 assert res.content[i - 1].type == "text" and res.content[i - 1].text.startswith("[image")
                 assert b.mime_type == "image/png" and base64.b64decode(b.data).startswith(b"\x89PNG")
-    labels = [b.text for b in first.content if b.type == "text"][1:]
+    labels = [b.text.replace("=-0.00", "=0.00") for b in first.content if b.type == "text"][1:]
     assert labels == [
         "[image example.1] figure 1: the defect",
-        "[image] a0 start view | pos (x=-0.00, y=-8.50) yaw 90 pitch 0 | t=0.0 s",
+        "[image] a0 start view | pos (x=0.00, y=-8.50) yaw 90 pitch 0 | t=0.0 s",
     ]
     assert "40 of 40 environment actions left" in texts(again)[0]
 
