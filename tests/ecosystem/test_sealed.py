@@ -22,9 +22,10 @@ def _bundles(build: Path) -> list[Path]:
 
 
 def _secrets(original: str, source: str) -> list[str]:
-    """What would name the anomaly: the id, its words (city_10 -> ghost_car) and the source file."""
-    stem = Path(source).stem
-    return [original, stem, stem.replace("_", " "), source]
+    """What would name the task: its id and its source file.  (The file's stem is left out: with
+    neutral ids it often names the place, `fuel_farm`, which the scene description may name too;
+    W541/E540 keep a defect out of every text the agent reads.)"""
+    return [original, source, Path(source).name]
 
 
 def test_evaluation_tasks_get_opaque_ids_and_demonstrations_keep_theirs(built, sealed):

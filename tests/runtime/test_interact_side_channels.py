@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from rt_scenes import anomaly, box, door, lamp, task
 
-from wac.bundle.model import Effect
+from wac.bundle.model import SetMechanism, SetVisible
 
 
 def _pair(make_env, objects, effects, targets):
@@ -20,7 +20,7 @@ def _pair(make_env, objects, effects, targets):
 def test_interact_never_names_an_object_the_perturbed_world_hides(make_env, interactive):
     kw = {"interactions": ("push",)} if interactive else {}
     bollard = box("bollard_1", (0.4, 0.4, 2.0), (1.2, 0.0, 0.0), material="metal", name="bollard", **kw)
-    hide = Effect(kind="set_visible", target="bollard_1", visible=False, keeps_collision=True)
+    hide = SetVisible(target="bollard_1", visible=False, keeps_collision=True)
     c, p = _pair(make_env, [bollard], [hide], ["bollard_1"])
     seen = c.step("interact").outcome
     assert "bollard" in seen  # in the clean world it stands in view, within reach
@@ -31,7 +31,7 @@ def test_interact_never_names_an_object_the_perturbed_world_hides(make_env, inte
 
 @pytest.mark.parametrize(("mechanism", "value"), [("dead", None), ("delay", 2.0), ("jam", 0.2)])
 def test_a_broken_mechanism_reads_like_a_working_one(make_env, mechanism, value):
-    eff = Effect(kind="set_mechanism", target="door_1", mechanism=mechanism, value=value)
+    eff = SetMechanism(target="door_1", mechanism=mechanism, value=value)
     c, p = _pair(make_env, [door("door_1", (1.8, 0.0, 0.0))], [eff], ["door_1"])
     clean, perturbed = c.step("interact").outcome, p.step("interact").outcome
     assert clean == perturbed == "you try to open or close the door"
@@ -42,6 +42,6 @@ def test_a_broken_mechanism_reads_like_a_working_one(make_env, mechanism, value)
 
 
 def test_a_dark_lamp_switch_reads_like_a_working_one(make_env):
-    eff = Effect(kind="set_mechanism", target="lamp_1", mechanism="dead")
+    eff = SetMechanism(target="lamp_1", mechanism="dead")
     c, p = _pair(make_env, [lamp("lamp_1", (1.2, 0.0, 0.0))], [eff], ["lamp_1"])
     assert c.step("interact").outcome == p.step("interact").outcome == "you press the street lamp's switch"

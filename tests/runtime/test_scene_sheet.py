@@ -22,7 +22,10 @@ def test_one_pair_per_scene(tmp_path):
     files.append(ROOT / "taxonomy" / "examples" / "scale.wa")  # a demonstration: its scene is not shown
     assert compile_project(files, ROOT, out=build, jobs=1).ok
     rows = scene_bundles(build)
-    assert [b.name for _, b in rows] == ["city_02", "market_03"]
+    assert [b.name for _, b in rows] == [
+        "market_03",
+        "city_02",
+    ]  # by environment: medieval_village, utopian_city
     out = tmp_path / "sheet.png"
     assert main([str(build), "-o", str(out), "--width", "64", "--height", "48", "--columns", "1"]) == 0
     from PIL import Image
