@@ -351,36 +351,23 @@ def derive_default(
 
     speak = _say_stderr if say else None
     with ProcessPoolExecutor(max_workers=jobs) as pool:
+
+        def submit(group):
+            args = (group, sources, root, out_dir, seed, per_env, check, speak)
+            return group, pool.submit(_derive_environment, *args)
+
         pending = iter(order)
-        inflight = []  # (group, future) in the seed's order; results are taken in that order
-        for group in pending:
-            inflight.append(
-                (
-                    group,
-                    pool.submit(
-                        _derive_environment, group, sources, root, out_dir, seed, per_env, check, speak
-                    ),
-                )
-            )
-            if len(inflight) == jobs:
-                break
+        # (group, future) in the seed's order, at most `jobs` ahead; results are taken in that order
+        inflight = [submit(g) for _, g in zip(range(jobs), pending, strict=False)]
         while inflight:
             group, fut = inflight.pop(0)
-            done = take(group, *fut.result())
-            if done:
+            if take(group, *fut.result()):
                 for _, f in inflight:
                     f.cancel()
                 break
             nxt = next(pending, None)
             if nxt is not None:
-                inflight.append(
-                    (
-                        nxt,
-                        pool.submit(
-                            _derive_environment, nxt, sources, root, out_dir, seed, per_env, check, speak
-                        ),
-                    )
-                )
+                inflight.append(submit(nxt))
     return used, made
 
 

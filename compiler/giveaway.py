@@ -206,15 +206,20 @@ def find_giveaways(texts: Iterable[tuple[str, str, bool]], targets: Iterable[Tar
             if p not in generic and not (len(p) == 1 and p[0] in t.clean_words)
         }
         compiled.append((names, terms))
+    return _scan(
+        texts,
+        lambda ws: next((hit for names, terms in compiled if (hit := _first_pair(ws, names, terms))), None),
+    )
+
+
+def _scan(texts: Iterable[tuple[str, str, bool]], match) -> list[Finding]:
+    """A finding for each sentence of `texts` whose stemmed words `match` maps to (name, term)."""
     found: list[Finding] = []
     for where, text, whole in texts:
         for sent in sentences(text, whole):
-            ws = words(sent)
-            for names, terms in compiled:
-                hit = _first_pair(ws, names, terms)
-                if hit:
-                    found.append(Finding(where, sent, *hit))
-                    break
+            hit = match(words(sent))
+            if hit:
+                found.append(Finding(where, sent, *hit))
     return found
 
 
@@ -244,14 +249,7 @@ def find_new_names(
     prefab kinds): "the cola bottle" in a medieval market gives an anachronism away on its own."""
     clean_phrases = set(_name_phrases((c, c) for c in clean))
     names = {p: shown for p, shown in _name_phrases(new).items() if p not in clean_phrases}
-    found: list[Finding] = []
-    for where, text, whole in texts:
-        for sent in sentences(text, whole):
-            ws = words(sent)
-            hit = next((shown for p, shown in names.items() if _find(ws, p)), None)
-            if hit:
-                found.append(Finding(where, sent, hit, ""))
-    return found
+    return _scan(texts, lambda ws: next(((shown, "") for p, shown in names.items() if _find(ws, p)), None))
 
 
 def find_terms(texts: Iterable[tuple[str, str, bool]], terms: Iterable[str]) -> list[Finding]:
@@ -259,11 +257,4 @@ def find_terms(texts: Iterable[tuple[str, str, bool]], terms: Iterable[str]) -> 
     anomaly has no target to name, so its defect named alone gives it away ("strobing_daylight")."""
     generic = {words(g) for g in GENERIC}
     phrases = {p: raw for p, raw in _phrases(terms).items() if p not in generic}
-    found: list[Finding] = []
-    for where, text, whole in texts:
-        for sent in sentences(text, whole):
-            ws = words(sent)
-            hit = next((raw for p, raw in phrases.items() if _find(ws, p)), None)
-            if hit:
-                found.append(Finding(where, sent, "", hit))
-    return found
+    return _scan(texts, lambda ws: next((("", raw) for p, raw in phrases.items() if _find(ws, p)), None))

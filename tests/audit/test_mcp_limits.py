@@ -105,17 +105,7 @@ def test_lines_within_the_limit_pass_unchanged():
 
 # --- the server -----------------------------------------------------------------------------------
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"},
-    },
-}
-READY = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+from test_mcp_stop import INIT, READY  # noqa: E402  (the raw JSON-RPC handshake)
 
 
 def _flag(i: int, description: str) -> dict:
