@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import signal
@@ -39,19 +38,6 @@ def worker_init(parent: int) -> None:
     """ProcessPoolExecutor initializer of the episode workers."""
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def stop_workers(executor) -> None:
-    """Cancel queued episodes and kill the running ones (their `.partial` directories stay behind,
-    to be redone on resume)."""
-    executor.shutdown(wait=False, cancel_futures=True)
-    procs = list((getattr(executor, "_processes", None) or {}).values())
-    for p in procs:
-        with contextlib.suppress(Exception):
-            p.kill()
-    for p in procs:
-        with contextlib.suppress(Exception):
-            p.join(5)
 
 
 class RunLock:

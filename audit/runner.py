@@ -21,14 +21,14 @@ import shutil
 import sys
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from wac.errors import BundleError, UsageError, WacError
 
 from .agents.base import is_secret
-from .procs import LOCK_NAME, RunLock, stop_workers, worker_init
+from .procs import LOCK_NAME, RunLock, worker_init
 from .session import AuditSession, ReviewSession, SessionOptions, load_recording
 
 RUN_FORMAT = "wac.run/1"
@@ -302,23 +302,18 @@ def _run_locked(
                 if bar:
                     bar.update(1)
         else:
-            import multiprocessing as mp
             import os
 
-            ctx = mp.get_context("spawn")  # VTK/EGL and pybullet do not survive fork
-            ex = ProcessPoolExecutor(
-                max_workers=jobs, mp_context=ctx, initializer=worker_init, initargs=(os.getpid(),)
-            )
-            try:
+            from wac.backends import local_pool
+
+            # spawn: VTK/EGL and pybullet do not survive fork; Ctrl-C cancels queued episodes at
+            # once and kills running ones (their `.partial` directories are redone on resume)
+            with local_pool(jobs, "spawn", worker_init, (os.getpid(),)) as ex:
                 futs = [ex.submit(_episode_job, *a) for a in args]
                 for f in as_completed(futs):
                     statuses.append(f.result())
                     if bar:
                         bar.update(1)
-            except BaseException:
-                stop_workers(ex)  # Ctrl-C: queued episodes are cancelled at once, running ones killed
-                raise
-            ex.shutdown(wait=True)
     finally:
         if bar:
             bar.close()

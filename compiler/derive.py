@@ -347,10 +347,10 @@ def derive_default(
             if take(group, *_derive_environment(group, sources, root, out_dir, seed, per_env, check, say)):
                 break
         return used, made
-    from concurrent.futures import ProcessPoolExecutor
+    from wac.backends import local_pool
 
     speak = _say_stderr if say else None
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with local_pool(jobs, "fork") as pool:  # Ctrl-C stops the environments being derived at once
 
         def submit(group):
             args = (group, sources, root, out_dir, seed, per_env, check, speak)

@@ -312,12 +312,11 @@ def _compile_project(sources, root, out, jobs, progress, total, strict, sealed) 
     results: dict[Path, FileResult] = {}
     cwd = Path.cwd()
     if jobs > 1 and len(todo) >= 2 * jobs:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+        from wac.backends import local_pool
 
         _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
         chunks = [todo[i :: jobs * 4] for i in range(jobs * 4)]
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
+        with local_pool(jobs, "fork") as pool:
             n = len(chunks)
             for chunk_result in pool.map(_compile_chunk, [root] * n, [cwd] * n, chunks, [sealed] * n):
                 for fr in chunk_result:

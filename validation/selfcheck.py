@@ -31,7 +31,7 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -656,12 +656,10 @@ def run_many(
             if bar:
                 bar.update(1)
     else:
-        import multiprocessing as mp
+        from wac.backends import local_pool
 
-        ctx = mp.get_context(
-            "spawn"
-        )  # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
+        # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
+        with local_pool(jobs, "spawn") as ex:
             futs = {ex.submit(_safe_check, str(b), out): i for i, b in enumerate(bundles)}
             for f in as_completed(futs):
                 results[futs[f]] = f.result()

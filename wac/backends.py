@@ -9,7 +9,8 @@ at the same paths (a shared file system) and have wac installed (`pip install 'w
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 
 from wac.errors import UsageError
 
@@ -58,3 +59,38 @@ def ray_map(fn: Callable, calls: Sequence[tuple], address: str | None = None) ->
     ray = connect(address)
     remote = ray.remote(num_cpus=1, max_retries=0)(fn)
     return ray.get([remote.remote(*args) for args in calls])
+
+
+@contextlib.contextmanager
+def local_pool(jobs: int, context: str = "spawn", initializer=None, initargs=()) -> Iterator:
+    """A process pool that an interrupt stops at once.
+
+    A plain `with ProcessPoolExecutor()` block that raises (Ctrl-C) waits for every queued job and
+    every running one.  Here any exception cancels the queued jobs and kills the running workers
+    before it propagates; a normal exit waits for the work as usual.  `context` is the
+    multiprocessing start method ("spawn" where VTK/EGL or pybullet run in the workers)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    ex = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=mp.get_context(context), initializer=initializer, initargs=initargs
+    )
+    try:
+        yield ex
+    except BaseException:
+        stop_pool(ex)
+        raise
+    ex.shutdown(wait=True)
+
+
+def stop_pool(executor) -> None:
+    """Cancel an executor's queued jobs and kill its running workers (without waiting for them)."""
+    # read the workers first: shutdown() drops the executor's reference to them
+    procs = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.kill()
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.join(5)

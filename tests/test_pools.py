@@ -1,0 +1,35 @@
+"""`wac.backends.local_pool`: an exception inside the block (Ctrl-C) cancels the queued jobs and
+kills the running workers at once; a normal exit waits for all the work."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from wac.backends import local_pool
+
+
+def _sleep(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+def test_an_interrupt_kills_running_workers_and_drops_the_queue(context):
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), local_pool(2, context) as ex:
+        futs = [ex.submit(_sleep, 60) for _ in range(8)]
+        while not any(f.running() for f in futs):
+            time.sleep(0.05)
+        workers = list(ex._processes.values())
+        raise KeyboardInterrupt
+    assert time.monotonic() - t0 < 30, "the pool waited for its 60-second jobs"
+    assert workers and not any(p.is_alive() for p in workers)
+    assert sum(f.cancelled() for f in futs) >= 2  # the queue beyond the pool's prefetch: dropped
+
+
+def test_a_normal_exit_waits_for_every_job():
+    with local_pool(2, "fork") as ex:
+        futs = [ex.submit(_sleep, 0.1) for _ in range(5)]
+    assert [f.result() for f in futs] == [0.1] * 5
