@@ -36,7 +36,7 @@ CONFIGS = 2  # configurations per anchor per condition
 ANCHORS_PER_ENVIRONMENT = 3
 ENVIRONMENTS = 7  # the paper's §6.2: three anchors from each of seven environments
 MAX_TRIES = 60  # compile attempts per configuration before giving up on the anchor
-MAX_CHECKED = 6  # self-checks of full draws per configuration (each a few seconds)
+MAX_CHECKED = 8  # self-checks per configuration, probes included (each a few seconds)
 
 # a value of each parameter type the derivation fills in (required parameters only)
 VALUES = {
@@ -210,11 +210,41 @@ def _compiles(text: str, stem: str, out_dir: Path, loader: Loader, check=None) -
     return check is None or all(check(files) for _, _, files, _ in res.tasks)
 
 
+@dataclass
+class _Attempts:
+    """The derived tasks tried for one configuration, within MAX_TRIES builds and MAX_CHECKED checks."""
+
+    anchor: _Anchor
+    loader: Loader
+    out_dir: Path
+    check: object
+    header: str
+    tries: int = 0
+    checked: int = 0
+
+    @property
+    def spent(self) -> bool:
+        return self.tries >= MAX_TRIES or self.checked >= MAX_CHECKED
+
+    def builds(self, extras: tuple[tuple[str, str], ...], task: str) -> bool:
+        """Whether the anchor with `extras`, named `task`, builds (and checks)."""
+        self.tries += 1
+        self.checked += bool(self.check)
+        text = _task_text(self.anchor, task, tuple(s for _, s in extras), self.out_dir, self.header)
+        return _compiles(text, task, self.out_dir, self.loader, self.check)
+
+
 def _derive_anchor(
     anchor: _Anchor, loader: Loader, out_dir: Path, seed: int, check, say
 ) -> list[Derived] | None:
-    """Both conditions and configurations of one anchor, or None when one of them finds no draw."""
+    """Both conditions and configurations of one anchor, or None when one of them finds no draw.
+
+    Every extra anomaly is first proven with the anchor alone: the two-anomaly task with it must
+    build (and check).  A three-anomaly draw combines two proven extras, so a draw is never lost to
+    an extra that cannot manifest by itself (a faint shadow, a change hidden from every view); the
+    verdicts are kept for the anchor's later configurations."""
     pool = candidates(anchor, loader)
+    proven: dict[tuple[str, str], bool] = {}  # extra -> whether anchor + extra builds (and checks)
     seen: set[frozenset] = set()
     made: list[Derived] = []
     for count in CONDITIONS:
@@ -227,22 +257,29 @@ def _derive_anchor(
                 f"# Derived by `wac derive multi --seed {seed}` from `{anchor.task.name}`: "
                 f"{count} anomalies, configuration {config}. Do not edit."
             )
+            att = _Attempts(anchor, loader, out_dir, check, header)
             chosen: list[tuple[str, str]] = []
-            tries = checked = 0
-            for oid, stmt in order:
-                if len(chosen) == count - 1 or tries >= MAX_TRIES or checked >= MAX_CHECKED:
+            for extra in order:
+                if len(chosen) == count - 1:
                     break
-                if any(oid == c[0] for c in chosen):
+                if att.spent:
+                    break
+                if proven.get(extra) is False or any(extra[0] == c[0] for c in chosen):
                     continue
-                trial = (*chosen, (oid, stmt))
-                last = len(trial) == count - 1  # partial draws need only compile
-                if last and frozenset(trial) in seen:
+                trial = (*chosen, extra)
+                if len(trial) == count - 1 and frozenset(trial) in seen:
                     continue  # the other configuration already has this draw
-                text = _task_text(anchor, name, tuple(s for _, s in trial), out_dir, header)
-                tries += 1
-                checked += bool(last and check)
-                if _compiles(text, name, out_dir, loader, check if last else None):
-                    chosen.append((oid, stmt))
+                if len(trial) == 1 and count == 2:  # the draw itself proves the extra
+                    proven[extra] = att.builds(trial, name)
+                    if proven[extra]:
+                        chosen.append(extra)
+                    continue
+                if extra not in proven:
+                    proven[extra] = att.builds((extra,), f"{anchor.task.name}_probe")
+                    if not proven[extra]:
+                        continue
+                if len(trial) < count - 1 or att.builds(trial, name):
+                    chosen.append(extra)
             if len(chosen) != count - 1:
                 if say:
                     say(f"{anchor.task.name}: no {count}-anomaly configuration {config} builds and checks")

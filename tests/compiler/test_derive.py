@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
@@ -113,19 +114,45 @@ def test_unknown_anchor_is_a_usage_error(project, capsys, monkeypatch):
 
 
 def test_a_draw_is_kept_only_when_the_check_passes(project, tmp_path):
+    """An extra anomaly that fails with the anchor alone is never drawn again (one failing extra
+    used to sink every three-anomaly draw that kept it); a three-anomaly draw combines extras that
+    each passed with the anchor; every kept task passes."""
     out = project / "tasks_src" / "multi" / "checked"
-    seen: list[dict] = []
+    seen: list[tuple[tuple[str, str], ...]] = []
+
+    def extras(files) -> tuple[tuple[str, str], ...]:
+        task = json.loads(files["task.json"])
+        return tuple((a["operator"], a["targets"][0]) for a in task["anomalies"][1:])
+
+    def bad(extra) -> bool:  # a deterministic half of the extras cannot pass
+        return zlib.crc32(repr(extra).encode()) % 2 == 0
 
     def check(files):
-        seen.append(json.loads(files["task.json"]))
-        return len(seen) % 2 == 0  # every other full draw fails its check
+        seen.append(extras(files))
+        return not any(bad(e) for e in seen[-1])
 
     made = derive_multi(ANCHORS[:1], [project / "tasks_src"], project, out, seed=7, check=check)
     assert len(made) == len(CONDITIONS) * CONFIGS
-    assert all(len(t["anomalies"]) in CONDITIONS for t in seen)  # only full draws are checked
-    assert len(seen) == 2 * len(made)
+    assert all(len(draw) + 1 in CONDITIONS for draw in seen)  # only whole tasks are checked
+    failed_alone = [d[0] for d in seen if len(d) == 1 and bad(d[0])]
+    assert failed_alone and len(failed_alone) == len(set(failed_alone))  # never retried
+    passed_alone = {d[0] for d in seen if len(d) == 1 and not bad(d[0])}
+    assert all(e in passed_alone for d in seen if len(d) == 2 for e in d)
+    kept = [extras({"task.json": _compiled_task(project, out, t)}) for t in made]
+    assert all(not bad(e) for draw in kept for e in draw)
     with pytest.raises(UsageError, match="pick another anchor"):
         derive_multi(ANCHORS[:1], [project / "tasks_src"], project, out, seed=7, check=lambda f: False)
+
+
+def _compiled_task(project: Path, out: Path, derived) -> bytes:
+    """The task.json a derived task compiles to."""
+    from wac.compiler.pipeline import compile_file
+    from wac.compiler.resolve import Loader
+
+    path = write_derived([derived], out)[0]
+    res = compile_file(path, Loader(root=project))
+    ((_, _, files, _),) = res.tasks
+    return files["task.json"]
 
 
 def test_default_takes_full_environments_in_seeded_order(monkeypatch):
