@@ -8,17 +8,27 @@ object's points are scaled first, then rotated, then translated to its position.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
 
 def rotation(yaw_deg: float, pitch_deg: float = 0.0, roll_deg: float = 0.0) -> np.ndarray:
+    """The 3x3 rotation matrix, read-only: it is shared by every call with the same angles (a
+    scene's objects repeat a few rotations many times)."""
+    return _rotation(float(yaw_deg), float(pitch_deg), float(roll_deg))
+
+
+@lru_cache(maxsize=4096)
+def _rotation(yaw_deg: float, pitch_deg: float, roll_deg: float) -> np.ndarray:
     y, p, r = (math.radians(v) for v in (yaw_deg, pitch_deg, roll_deg))
     cy, sy, cp, sp, cr, sr = math.cos(y), math.sin(y), math.cos(p), math.sin(p), math.cos(r), math.sin(r)
     rz = np.array([[cy, -sy, 0.0], [sy, cy, 0.0], [0.0, 0.0, 1.0]])
     ry = np.array([[cp, 0.0, sp], [0.0, 1.0, 0.0], [-sp, 0.0, cp]])
     rx = np.array([[1.0, 0.0, 0.0], [0.0, cr, -sr], [0.0, sr, cr]])
-    return rz @ ry @ rx
+    m = rz @ ry @ rx
+    m.flags.writeable = False
+    return m
 
 
 def box_corners(size) -> np.ndarray:

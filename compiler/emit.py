@@ -138,11 +138,15 @@ def validate_task(task_json: dict) -> None:
     whole.validate({**task_json, "scene": {**scene, "objects": [], "materials": {}}})
     for validator, items in ((one_object, scene["objects"]), (one_material, scene["materials"].values())):
         for item in items:
+            exact = hashlib.sha256(canonical_json(item)).hexdigest()
+            if exact in _VALID_PARTS:  # the same object in another task of its scene
+                continue
             keyed = _shape(item, validator.schema) if validator is one_object else item
             key = hashlib.sha256(canonical_json(keyed)).hexdigest()
             if key not in _VALID_PARTS:
                 validator.validate(item)
                 _VALID_PARTS.add(key)
+            _VALID_PARTS.add(exact)
 
 
 @lru_cache(maxsize=1)

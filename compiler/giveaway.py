@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 _WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SENTENCE_RE = re.compile(r"[.!?;\n]+")
@@ -119,6 +120,7 @@ ADJACENT = frozenset(
 )
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A light English stem: plural, -ing, -ed and -ly endings and a final `e` removed."""
     w = word.lower()
@@ -133,6 +135,7 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=1 << 16)
 def words(text: str) -> tuple[str, ...]:
     """Stemmed words of a text, split on non-letters and camelCase; numbers dropped."""
     return tuple(stem(w) for w in _WORD_RE.findall(text) if not w.isdigit())
@@ -170,6 +173,11 @@ def _phrases(items: Iterable[str]) -> dict[tuple[str, ...], str]:
 
 def _name_phrases(names: Iterable[tuple[str, str]]) -> dict[tuple[str, ...], str]:
     """Each name as a whole and by its head noun (`grain sack` -> `sack`; `bag of grain` -> `bag`)."""
+    return dict(_name_phrases_of(tuple(names)))
+
+
+@lru_cache(maxsize=256)  # a scene's names, asked again for every text of every task in the scene
+def _name_phrases_of(names: tuple[tuple[str, str], ...]) -> tuple[tuple[tuple[str, ...], str], ...]:
     out: dict[tuple[str, ...], str] = {}
     for name, shown in names:
         ws = tuple(w for w in words(name) if len(w) >= 3)
@@ -180,7 +188,7 @@ def _name_phrases(names: Iterable[tuple[str, str]]) -> dict[tuple[str, ...], str
         head = raw[raw.index("of") - 1] if "of" in raw[1:] else raw[-1]
         if len(head) >= 3:
             out.setdefault((stem(head),), shown)
-    return out
+    return tuple(out.items())
 
 
 def _find(sentence: tuple[str, ...], phrase: tuple[str, ...]) -> list[range]:
@@ -247,7 +255,7 @@ def find_new_names(
     """Sentences that name an object only the perturbed world has (`new`: (name or synonym, name
     to report)) by a phrase no object of the clean scene is called (`clean`: names, synonyms,
     prefab kinds): "the cola bottle" in a medieval market gives an anachronism away on its own."""
-    clean_phrases = set(_name_phrases((c, c) for c in clean))
+    clean_phrases = set(_name_phrases((c, c) for c in sorted(clean)))
     names = {p: shown for p, shown in _name_phrases(new).items() if p not in clean_phrases}
     return _scan(texts, lambda ws: next(((shown, "") for p, shown in names.items() if _find(ws, p)), None))
 
