@@ -136,6 +136,9 @@ def validate_task(task_json: dict) -> None:
     whole, one_object, one_material = _validators()
     scene = task_json["scene"]
     whole.validate({**task_json, "scene": {**scene, "objects": [], "materials": {}}})
+    whole_scene = hashlib.sha256(canonical_json([scene["objects"], scene["materials"]])).hexdigest()
+    if whole_scene in _VALID_PARTS:  # another task of the scene had the same objects and materials
+        return
     for validator, items in ((one_object, scene["objects"]), (one_material, scene["materials"].values())):
         for item in items:
             exact = hashlib.sha256(canonical_json(item)).hexdigest()
@@ -147,6 +150,7 @@ def validate_task(task_json: dict) -> None:
                 validator.validate(item)
                 _VALID_PARTS.add(key)
             _VALID_PARTS.add(exact)
+    _VALID_PARTS.add(whole_scene)
 
 
 @lru_cache(maxsize=1)
