@@ -294,12 +294,21 @@ def _derive_anchor(
 
 
 def derive_multi(
-    anchors: list[str], sources: list[Path], root: Path, out_dir: Path, seed: int, say=None, check=None
+    anchors: list[str],
+    sources: list[Path],
+    root: Path,
+    out_dir: Path,
+    seed: int,
+    say=None,
+    check=None,
+    keep_each: bool = False,
 ) -> list[Derived]:
-    """The derived tasks for `anchors` (task names in `sources`); nothing is written here.
+    """The derived tasks for `anchors` (task names in `sources`).
 
     A draw is kept when the derived task compiles and, with `check` (e.g. `selfcheck_passes`),
-    when `check(bundle files)` holds.  An anchor without a draw for every configuration is an error."""
+    when `check(bundle files)` holds.  An anchor without a draw for every configuration is an error.
+    Nothing is written unless `keep_each`: then each anchor's files are written as soon as it is
+    done, so an interrupted run keeps the anchors it finished (`write_derived` completes the set)."""
     if not anchors:
         raise UsageError("no anchors given")
     loader = Loader(root=root)
@@ -312,11 +321,21 @@ def derive_multi(
                 f"(and self-checks) within {MAX_TRIES} draws; pick another anchor"
             )
         made += got
+        if keep_each:
+            _write(got, out_dir)
     return made
 
 
 def _derive_environment(
-    group: list[str], sources: list[Path], root: Path, out_dir: Path, seed: int, per_env: int, check, say
+    group: list[str],
+    sources: list[Path],
+    root: Path,
+    out_dir: Path,
+    seed: int,
+    per_env: int,
+    check,
+    say,
+    keep_each: bool = False,
 ) -> tuple[list[str], list[Derived]]:
     """Up to `per_env` anchors of one environment, its candidates in order, an anchor that finds no
     draw for some configuration giving way to the next."""
@@ -330,6 +349,8 @@ def _derive_environment(
         if got is not None:
             names.append(anchor.task.name)
             tasks += got
+            if keep_each:
+                _write(got, out_dir)
     return names, tasks
 
 
@@ -350,6 +371,7 @@ def derive_default(
     check=None,
     environments: int | None = ENVIRONMENTS,
     jobs: int = 1,
+    keep_each: bool = False,
 ) -> tuple[list[str], list[Derived]]:
     """`per_env` anchors from each of `environments` environments (all when None).
 
@@ -357,8 +379,9 @@ def derive_default(
     order, an anchor that finds no draw for some configuration giving way to the next.  An
     environment where fewer than `per_env` anchors derive is left out (when `environments` is
     given) and the next one is tried.  With `jobs` > 1 environments derive in parallel processes
-    (`say`, if given, becomes a print to stderr there); the result is the same.  Returns the
-    anchors used and the tasks."""
+    (`say`, if given, becomes a print to stderr there); the result is the same.  `keep_each` writes
+    each anchor's files as soon as it is done (see `derive_multi`).  Returns the anchors used and
+    the tasks."""
     order = list(groups)
     if environments is not None:
         _rng(seed, "environments").shuffle(order)
@@ -381,7 +404,8 @@ def derive_default(
 
     if jobs <= 1:
         for group in order:
-            if take(group, *_derive_environment(group, sources, root, out_dir, seed, per_env, check, say)):
+            got = _derive_environment(group, sources, root, out_dir, seed, per_env, check, say, keep_each)
+            if take(group, *got):
                 break
         return used, made
     from wac.backends import local_pool
@@ -390,7 +414,7 @@ def derive_default(
     with local_pool(jobs, "fork") as pool:  # Ctrl-C stops the environments being derived at once
 
         def submit(group):
-            args = (group, sources, root, out_dir, seed, per_env, check, speak)
+            args = (group, sources, root, out_dir, seed, per_env, check, speak, keep_each)
             return group, pool.submit(_derive_environment, *args)
 
         pending = iter(order)
@@ -427,16 +451,22 @@ def default_anchors(index: list[dict], seed: int) -> list[list[str]]:
     return out
 
 
-def write_derived(made: list[Derived], out_dir: Path) -> list[Path]:
-    """Write the derived task files (only those that differ), and remove stale derived ones."""
+def _write(made: list[Derived], out_dir: Path) -> list[Path]:
+    """Write derived task files (only those that differ)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    keep = {f"{d.name}.wa" for d in made}
     for d in made:
         p = out_dir / f"{d.name}.wa"
         if not p.is_file() or p.read_text(encoding="utf-8") != d.text:
             p.write_text(d.text, encoding="utf-8")
         written.append(p)
+    return written
+
+
+def write_derived(made: list[Derived], out_dir: Path) -> list[Path]:
+    """Write the derived task files (only those that differ), and remove stale derived ones."""
+    written = _write(made, out_dir)
+    keep = {f"{d.name}.wa" for d in made}
     for p in sorted(out_dir.glob("*.wa")):
         if p.name not in keep and p.read_text(encoding="utf-8").startswith("# Derived by `wac derive multi"):
             p.unlink()

@@ -56,7 +56,7 @@ def cmd_multi(args) -> int:
         groups = default_anchors(result.index, args.seed)
         envs = None if args.environments == 0 else args.environments
         names, made = derive_default(
-            groups, sources, root, out, args.seed, args.per_environment, say, check, envs, args.jobs
+            groups, sources, root, out, args.seed, args.per_environment, say, check, envs, args.jobs, True
         )
         got = len(names) // max(args.per_environment, 1)
         if envs is not None and got < envs:
@@ -74,7 +74,7 @@ def cmd_multi(args) -> int:
                     file=sys.stderr,
                 )
     else:
-        made = derive_multi(names, sources, root, out, args.seed, say, check)
+        made = derive_multi(names, sources, root, out, args.seed, say, check, keep_each=True)
     paths = write_derived(made, out)
     print(f"wac: derived {len(paths)} task(s) from {len(names)} anchor(s) into {out} (seed {args.seed})")
     return 0

@@ -182,3 +182,21 @@ def test_default_takes_full_environments_in_seeded_order(monkeypatch):
     assert any(run(s, 3)[0] != used for s in range(1, 6))  # the seed draws the environments
     every, _ = run(0, None)  # every environment, short ones included
     assert len(every) == 4 * 3 + 2
+
+
+def test_an_interrupted_run_keeps_the_anchors_it_finished(project):
+    """`wac derive multi` can take hours: each anchor's files are written when it is done, so
+    Ctrl-C in the second anchor keeps the first one's four tasks."""
+    out = project / "tasks_src" / "multi" / "interrupted"
+
+    def check(files):
+        if json.loads(files["task.json"])["id"].startswith(ANCHORS[1]):
+            raise KeyboardInterrupt
+        return True
+
+    with pytest.raises(KeyboardInterrupt):
+        derive_multi(ANCHORS, [project / "tasks_src"], project, out, seed=7, check=check, keep_each=True)
+    kept = sorted(p.stem for p in out.glob("*.wa"))
+    assert kept == sorted(f"{ANCHORS[0]}_m{n}_c{c}" for n in CONDITIONS for c in range(1, CONFIGS + 1))
+    again = derive_multi(ANCHORS[:1], [project / "tasks_src"], project, out, seed=7, check=lambda f: True)
+    assert {d.name: d.text for d in again} == {p.stem: p.read_text() for p in out.glob("*.wa")}
