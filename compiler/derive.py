@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wac.compiler import nodes as N
-from wac.compiler.anomalies import REQUIRES
+from wac.compiler.operators import REQUIRES
 from wac.compiler.assemble import build_world
 from wac.compiler.diagnostics import Collector
 from wac.compiler.layout import Layout, Materials
