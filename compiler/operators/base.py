@@ -10,6 +10,8 @@ An operator unit (`Unit`) is registered by name with `@operator("remove_collisio
   the typed plan hints (`Hints`); None after reporting a diagnostic.
 * **plan / aim** — the self-check plan kind where the category's does not expose the operator, and
   where the plan aims ("ground": at the target's base, where its shadow lies).
+* **alone** — the anomaly shows in every frame (a corrupted frame), so `wac derive` never adds it
+  to another task: it would hide the other anomalies' evidence.
 
 `wac.compiler.operators` imports every category module and fails at import when the unit table and
 the spec table disagree.
@@ -211,6 +213,7 @@ class Unit:
     checks: tuple[Check, ...] = ()
     plan: str | None = None  # self-check plan kind, when not the category's
     aim: Literal["object", "ground"] = "object"
+    alone: bool = False  # it shows in every frame: never drawn as an extra of a derived multi-anomaly task
     module: str = ""
 
     def run(self, cx: Context) -> Lowering | None:
@@ -233,6 +236,7 @@ def operator(
     checks: tuple[Check, ...] = (),
     plan: str | None = None,
     aim: Literal["object", "ground"] = "object",
+    alone: bool = False,
 ) -> Callable[[Lower], Lower]:
     """Register the decorated function as the lowering of operator `name` (once; a plan kind that is
     no plan kind fails here, at import)."""
@@ -241,7 +245,7 @@ def operator(
         if name in UNITS:
             raise TypeError(f"two units for operator {name!r} ({UNITS[name].module}, {fn.__module__})")
         check_plan_kind(f"operator unit {name}", plan)
-        UNITS[name] = Unit(name, fn, tuple(checks), plan, aim, fn.__module__)
+        UNITS[name] = Unit(name, fn, tuple(checks), plan, aim, alone, fn.__module__)
         return fn
 
     return register

@@ -3,6 +3,7 @@ material (taxonomy family spatial_consistency)."""
 
 from __future__ import annotations
 
+import colorsys
 import math
 
 from wac.bundle import model as B
@@ -194,3 +195,23 @@ def transparent(cx: Context) -> Lowering | None:
         return None
     effects = cx.tint(o, {"opacity": opacity}, f"alpha{round(opacity * 100)}", part or None)
     return Lowering(effects, {"part_words": part_words(part)})
+
+
+@operator("corrupted_frame", alone=True)
+def corrupted_frame(cx: Context) -> Lowering:
+    """The reference's corrupted frame: a translucent colour over every rendered frame (the whole
+    image, sky included).  It changes no object; the target is where the rubric and plan look."""
+    color, opacity = cx.params["color"], cx.params["opacity"]
+    return one(B.SetFrameTint(color=color, strength=opacity), color_words=color_name(color))
+
+
+def color_name(rgb) -> str:
+    """A plain name for a colour (the rubric's words; the judge matches names, not hex codes)."""
+    r, g, b = rgb
+    hi, lo = max(rgb), min(rgb)
+    if hi - lo < 0.15:
+        return "white" if hi > 0.8 else ("black" if hi < 0.2 else "grey")
+    h = colorsys.rgb_to_hsv(r, g, b)[0] * 360.0
+    names = ((15, "red"), (45, "orange"), (70, "yellow"), (160, "green"), (200, "cyan"), (260, "blue"))
+    names += ((290, "purple"), (335, "magenta"), (360, "red"))
+    return next(n for edge, n in names if h < edge)

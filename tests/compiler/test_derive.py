@@ -155,3 +155,16 @@ def test_default_takes_full_environments_in_seeded_order(monkeypatch):
     assert any(run(s, 3)[0] != used for s in range(1, 6))  # the seed draws the environments
     every, _ = run(0, None)  # every environment, short ones included
     assert len(every) == 4 * 3 + 2
+
+
+def test_an_operator_that_shows_in_every_frame_is_never_an_extra(project):
+    """corrupted_frame tints every frame: as an extra it would hide the anchor's evidence."""
+    from wac.compiler import derive
+    from wac.compiler.operators import UNITS
+    from wac.compiler.resolve import Loader
+
+    loader = Loader(root=project)
+    (anchor,) = derive._find_anchors(ANCHORS[:1], [project / "tasks_src"], loader)
+    ops = {stmt.split()[1] for _, stmt in derive.candidates(anchor, loader)}
+    assert "swap_material" in ops and "corrupted_frame" not in ops
+    assert {n for n, u in UNITS.items() if u.alone} == {"corrupted_frame"}
