@@ -94,6 +94,11 @@ class Lowering:
     new_objects: tuple[B.SceneObject, ...] = ()
     hints: Hints = Hints()
 
+    def __post_init__(self) -> None:
+        hidden = [k for k in self.words if k.startswith("_")]
+        if hidden:  # side channels are `Hints` fields, not words the rubric would have to filter
+            raise ValueError(f"rubric words {hidden} start with '_': put plan side channels in Hints")
+
 
 @dataclass(frozen=True, slots=True)
 class Context:

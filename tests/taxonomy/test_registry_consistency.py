@@ -93,6 +93,13 @@ def test_operator_requirements_have_checks():
     assert not {*used, "hollow"} <= set(operators.REQUIRES)
 
 
+def test_rubric_words_cannot_carry_side_channels():
+    """What the plan needs travels in typed Hints; an `_underscore` word is refused, not filtered."""
+    with pytest.raises(ValueError, match=r"rubric words \['_focus_point'\] start with '_'"):
+        operators.Lowering((), {"_focus_point": (0.0, 0.0, 0.0)})
+    assert operators.Lowering((), {"at_words": "(1, 2)"}).hints == operators.Hints()
+
+
 def operator_names_in(source: str, names) -> list[str]:
     """Operator names written as string constants in `source`, other than plan-step actions."""
     tree = ast.parse(source)
