@@ -125,6 +125,13 @@ def test_plan_hints_live_in_the_units_not_in_plan_tables():
     assert operator_names_in('GROUND_AIM = {"remove_shadow"}', names) == ["remove_shadow"]
 
 
+def test_per_operator_advice_names_real_operators():
+    """validation's advice for a change that does not show is keyed by operator name."""
+    names = {o.name for o in R.registry().operators}
+    assert set(pixelchecks._ADVICE) <= names
+    assert not {*pixelchecks._ADVICE, "rotat"} <= names
+
+
 # --- self-check plan kinds: taxonomy <-> compiler/plan.py -----------------------------------------
 
 
