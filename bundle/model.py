@@ -529,6 +529,15 @@ class SetAppearance(EffectBase):
     color: RGB | None = None
 
 
+class SetFrameTint(_Untargeted, EffectBase):
+    """A translucent colour drawn over every rendered frame (a corrupted frame): rgb = rgb * (1 -
+    strength) + color * strength, on top of the scene's own `tint`."""
+
+    kind: Literal["set_frame_tint"] = "set_frame_tint"
+    color: RGB
+    strength: float = Field(gt=0.0, lt=1.0)
+
+
 Effect = Annotated[
     SetPose
     | SetPartPose
@@ -548,7 +557,8 @@ Effect = Annotated[
     | SetFlicker
     | AddHole
     | AddBlocker
-    | SetAppearance,
+    | SetAppearance
+    | SetFrameTint,
     Field(discriminator="kind"),
 ]
 # every variant, and each by its `kind` (the runtime's apply table is checked against these)

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wac.compiler import nodes as N
-from wac.compiler.anomalies import REQUIRES
 from wac.compiler.assemble import build_world
 from wac.compiler.diagnostics import Collector
 from wac.compiler.layout import Layout, Materials
+from wac.compiler.operators import REQUIRES, unit
 from wac.compiler.resolve import Loader, discover
 from wac.errors import UsageError
 from wac.taxonomy.registry import OperatorSpec, registry
@@ -120,7 +120,7 @@ def candidates(anchor: _Anchor, loader: Loader) -> list[tuple[str, str]]:
     if built is None or diag:
         raise UsageError(f"anchor `{anchor.task.name}` does not build; run `wac build` on it first")
     taken = {n.text for a in anchor.task.body.anomalies for n in a.operand}
-    ops = [s for s in registry().operators if s.operand == "object"]
+    ops = [s for s in registry().operators if s.operand == "object" and not unit(s.name).alone]
     out = []
     for oid in sorted(built.objects):
         obj = built.objects[oid]

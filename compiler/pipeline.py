@@ -9,7 +9,7 @@
                 placed, parts and bounds laid out            (generate.py, placement.py, rooms.py,
                                                               layout.py, assemble.py)
   5. check      clean scene, bounds, start, reachability     (validate.py)
-  6. anomalies  operators checked and lowered to effects     (anomalies.py)
+  6. anomalies  operators checked and lowered to effects     (anomalies.py, operators/)
   6b. honesty  no anomaly on a benign object, no second defect in the perturbed world, no
                give-away text                            (honesty.py, perturbed.py, giveaway.py)
   7. lower      bundle models: task, context, rubric, plan   (lower.py, rubric.py, plan.py)
@@ -29,7 +29,7 @@ from pathlib import Path
 from shapely.geometry import Point, Polygon
 
 from wac.compiler import nodes as N
-from wac.compiler.anomalies import Lowerer
+from wac.compiler.anomalies import lower_anomalies
 from wac.compiler.assemble import build_world
 from wac.compiler.diagnostics import Collector, Diagnostic, did_you_mean
 from wac.compiler.emit import Output, bundle_files, compiler_digest, index_entry, read_cache
@@ -107,8 +107,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     split_halves(built, anomalies, diag)  # 6a. `part upper_half`: cut the surface in both worlds
     if diag:
         return None
-    lowerer = Lowerer(built, layout, diag)
-    lowered = [lowerer.lower(a) for a in anomalies]
+    lowered = lower_anomalies(anomalies, built, layout, diag)
     if diag or any(x is None for x in lowered):
         return None
     check_benign(built, anomalies, lowered, diag)

@@ -44,14 +44,11 @@ if set(DISTANCES) != set(PLAN_KINDS):  # the taxonomy's plan kinds and this tabl
     raise ImportError(
         f"plan kinds without distances or unknown to the taxonomy: {set(DISTANCES) ^ set(PLAN_KINDS)}"
     )
-# operators whose evidence lies on the ground around the target (its shadow): aim at the base, and
-# for a displaced shadow at the point between where the shadow is and where it should be
-GROUND_AIM = {"remove_shadow", "displace_shadow"}
 TEMPORAL = (B.TriggerKind.revisit, B.TriggerKind.look_away, B.TriggerKind.leave, B.TriggerKind.after)
 
 
 def plan_kind(low: Lowered) -> str:
-    """The plan kind: the operator's, else the category's; temporal and distance triggers decide first."""
+    """The plan kind: the operator unit's, else the category's; temporal and distance triggers decide first."""
     k = low.trigger.kind
     if k in TEMPORAL:
         return "revisit"
@@ -59,7 +56,7 @@ def plan_kind(low: Lowered) -> str:
         return "watch"
     if k in (B.TriggerKind.beyond, B.TriggerKind.within):
         return "near_far"
-    return low.spec.plan or registry().category(low.category).plan
+    return low.unit.plan or registry().category(low.category).plan
 
 
 def _preferred_direction(kind: str, low: Lowered):
@@ -224,19 +221,21 @@ def _make_plan(
         box = (focus.aabb_min[0], focus.aabb_min[1], focus.aabb_max[0], focus.aabb_max[1])
         tz = (focus.aabb_min[2] + focus.aabb_max[2]) / 2
     else:
-        fx, fy, fz = low.focus_point or (*expl.start.position, 1.0)
+        fx, fy, fz = low.hints.focus_point or (*expl.start.position, 1.0)
         box = (fx - 0.2, fy - 0.2, fx + 0.2, fy + 0.2)
         tz = fz
     tx, ty = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     aim_x, aim_y = tx, ty
-    if focus is not None and low.spec.name in GROUND_AIM:
+    if focus is not None and low.hints.aim == "ground":
+        # the evidence lies on the ground around the target (its shadow): aim at the base, and for a
+        # displaced shadow at the point between where the shadow is and where it should be
         tz = focus.aabb_min[2]
         off = next(
             (e.shadow_offset for e in low.effects if isinstance(e, B.SetShadow) and e.shadow_offset), None
         )
         if off:
             aim_x, aim_y = tx + off[0] / 2, ty + off[1] / 2
-    if kind == "watch" and focus is None and low.focus_point is None:
+    if kind == "watch" and focus is None and low.hints.focus_point is None:
         # a scene-wide change (day-night): watch from where the agent stands
         steps = [
             B.PlanStep(action="mark", caption="State A: observe the scene's lighting."),
@@ -582,9 +581,8 @@ def _exposing(
         ]
     if kind == "interact":
         wait = 3.0
-        for e in low.effects:
-            if isinstance(e, B.SetMechanism) and e.mechanism in ("autoclose", "delay") and e.value:
-                wait = min(5.0, e.value + 1.5)
+        if low.hints.respond_after_s:  # a mechanism that answers late (autoclose, delay): wait for it
+            wait = min(5.0, low.hints.respond_after_s + 1.5)
         return [
             mark(f"Before interacting: the {name}."),
             B.PlanStep(action="interact", caption=f"Interact with the {name}."),

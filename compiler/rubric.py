@@ -9,7 +9,8 @@ from __future__ import annotations
 import string
 
 from wac.bundle import model as B
-from wac.compiler.anomalies import Lowered, _trigger_action, _trigger_phrase
+from wac.compiler.anomalies import Lowered
+from wac.compiler.operators import trigger_action, trigger_phrase
 from wac.taxonomy.registry import registry
 
 
@@ -48,16 +49,16 @@ def entry(low: Lowered, objects: dict[str, B.SceneObject], anchor: bool = True) 
         if o is not None:
             names.extend([o.name, *o.synonyms])
     words = _Words({k: _quantity(low.spec, k, v) for k, v in low.params.items()})
-    words.update({k: v for k, v in low.words.items() if not k.startswith("_")})
+    words.update(low.words)
     if focus is not None:
         words["name"] = focus.name
     words["names"] = ", ".join(dict.fromkeys(objects[t].name for t in low.targets if t in objects))
     dynamic_trigger = low.trigger.kind not in (B.TriggerKind.always,)
     if dynamic_trigger:
-        words["trigger_words"] = " " + _trigger_phrase(low.trigger)
-        words["trigger_words_bare"] = _trigger_phrase(low.trigger)
+        words["trigger_words"] = " " + trigger_phrase(low.trigger)
+        words["trigger_words_bare"] = trigger_phrase(low.trigger)
         words["expected_trigger_words"] = " whatever the agent does"
-        words["inspection_trigger_words"] = ", " + _trigger_action(low.trigger)
+        words["inspection_trigger_words"] = ", " + trigger_action(low.trigger)
     text = {
         k: string.Formatter().vformat(low.spec.template(k), (), words).replace("  ", " ").strip()
         for k in ("target", "expected", "inspection")

@@ -32,6 +32,8 @@ where they leave room:
   optional colour override.
 - add_hole: `size` x/y rectangle centred on `position` loses ground collision.
 - add_blocker: invisible solid box, `position` is its base centre.
+- set_frame_tint: drawn over every frame after the scene's own tint (the two compose into one
+  `Scene.tint`, which the renderer mixes into each frame).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from wac.bundle import model as B
-from wac.bundle.model import DayNight, Effect
+from wac.bundle.model import DayNight, Effect, Tint
 from wac.errors import BundleError
 
 from .geometry import rotation_matrix
@@ -465,6 +467,28 @@ def set_appearance(eff: B.SetAppearance, ctx: EffectContext) -> Undo:
     if eff.color is not None:
         st.appearance_color = tuple(eff.color)
     return undo
+
+
+@applies(B.SetFrameTint)
+def set_frame_tint(eff: B.SetFrameTint, ctx: EffectContext) -> Undo:
+    w = ctx.world
+    old = w.scene
+    w.scene = old.model_copy(update={"tint": over(old.tint, eff.color, eff.strength)})
+
+    def undo() -> None:
+        w.scene = old
+
+    return undo
+
+
+def over(tint: Tint | None, color, strength: float) -> Tint:
+    """One tint that draws `color` at `strength` over what `tint` already drew (two linear blends are one)."""
+    if tint is None or tint.strength <= 0:
+        return Tint(color=tuple(color), strength=strength)
+    s1, s2 = tint.strength, strength
+    s = 1.0 - (1.0 - s1) * (1.0 - s2)
+    mixed = tuple((c1 * s1 * (1.0 - s2) + c2 * s2) / s for c1, c2 in zip(tint.color, color, strict=True))
+    return Tint(color=mixed, strength=s)
 
 
 _missing = unapplied()

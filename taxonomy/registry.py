@@ -43,8 +43,9 @@ class Category(StrEnum):
     historical = "historical"
 
 
-# the self-check plan kinds a category or operator may name (`plan:`); compiler/plan.py gives each
-# its viewing distances and exposing actions and checks at import that it covers exactly these
+# the self-check plan kinds a category (`plan:`) or an operator unit (wac.compiler.operators) may
+# name; compiler/plan.py gives each its viewing distances and exposing actions and checks at import
+# that it covers exactly these
 PLAN_KINDS = (
     "view",
     "view_side",
@@ -62,7 +63,7 @@ PLAN_KINDS = (
 )
 
 
-def _plan_kind(where: str, kind: str | None) -> str | None:
+def check_plan_kind(where: str, kind: str | None) -> str | None:
     """`kind` if it names a plan kind (or is None); a misspelt one is an error, never a fallback."""
     if kind is not None and kind not in PLAN_KINDS:
         near = difflib.get_close_matches(kind, PLAN_KINDS, n=1)
@@ -139,7 +140,6 @@ class OperatorSpec:
     rubric: tuple[tuple[str, str], ...]  # (target|expected|inspection, template)
     defect_terms: tuple[str, ...]
     reference: tuple[str, ...]
-    plan: str | None = None  # self-check plan kind, when not the category's
 
     def category_for(self, trigger_class: str) -> Category | None:
         return dict(self.categories).get(trigger_class)
@@ -210,7 +210,6 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
         rubric=tuple((k, str(v)) for k, v in spec["rubric"].items()),
         defect_terms=tuple(str(t) for t in spec.get("defect_terms", ())),
         reference=tuple(spec.get("reference", ())),
-        plan=_plan_kind(f"operators.yaml: {name}", spec.get("plan")),
     )
 
 
@@ -278,7 +277,7 @@ def registry() -> Registry:
             dynamic=bool(c["dynamic"]),
             hint=c.get("hint", c["name"]),
             observable=c["observable"],
-            plan=_plan_kind(f"categories.yaml: {c['id']}", c["plan"]),
+            plan=check_plan_kind(f"categories.yaml: {c['id']}", c["plan"]),
             defect_terms=tuple(str(t) for t in c.get("defect_terms", ())),
             demo=_demo(c["id"], c["demo"]),
         )

@@ -30,6 +30,7 @@ PACKAGES = {
     "wac": "wac",
     "wac.grammar": "grammar",
     "wac.compiler": "compiler",
+    "wac.compiler.operators": "compiler/operators",
     "wac.bundle": "bundle",
     "wac.taxonomy": "taxonomy",
     "wac.runtime": "runtime",

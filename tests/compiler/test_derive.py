@@ -200,3 +200,16 @@ def test_an_interrupted_run_keeps_the_anchors_it_finished(project):
     assert kept == sorted(f"{ANCHORS[0]}_m{n}_c{c}" for n in CONDITIONS for c in range(1, CONFIGS + 1))
     again = derive_multi(ANCHORS[:1], [project / "tasks_src"], project, out, seed=7, check=lambda f: True)
     assert {d.name: d.text for d in again} == {p.stem: p.read_text() for p in out.glob("*.wa")}
+
+
+def test_an_operator_that_shows_in_every_frame_is_never_an_extra(project):
+    """corrupted_frame tints every frame: as an extra it would hide the anchor's evidence."""
+    from wac.compiler import derive
+    from wac.compiler.operators import UNITS
+    from wac.compiler.resolve import Loader
+
+    loader = Loader(root=project)
+    (anchor,) = derive._find_anchors(ANCHORS[:1], [project / "tasks_src"], loader)
+    ops = {stmt.split()[1] for _, stmt in derive.candidates(anchor, loader)}
+    assert "swap_material" in ops and "corrupted_frame" not in ops
+    assert {n for n, u in UNITS.items() if u.alone} == {"corrupted_frame"}

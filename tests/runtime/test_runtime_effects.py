@@ -16,6 +16,7 @@ from wac.bundle.model import (
     SetAppearance,
     SetDayNight,
     SetFlicker,
+    SetFrameTint,
     SetLight,
     SetMaterial,
     SetMechanism,
@@ -28,6 +29,7 @@ from wac.bundle.model import (
     SetSolid,
     SetVisible,
     Sun,
+    Tint,
     Trigger,
 )
 from wac.runtime import effects as fx
@@ -72,6 +74,7 @@ def test_all_effect_kinds_are_implemented():
         "add_hole",
         "add_blocker",
         "set_appearance",
+        "set_frame_tint",
     }
     assert documented == {variant.model_fields["kind"].default for variant in fx.APPLY}
 
@@ -547,3 +550,35 @@ def test_set_physics_overturn_on_contact(make_env):
     # a walk-in tips the clean bin at most onto its side (pushed at hip height); the faulty one turns over
     assert tilt[0] <= 100 and tilt[1] > 150, tilt
     assert p.trigger_count() == 1
+
+
+def test_set_frame_tint_covers_every_pixel_of_the_perturbed_frame_only(make_env):
+    """The reference's corrupted frame: rgb * (1 - strength) + colour * strength over the whole
+    image (sky included); what is drawn where is unchanged."""
+    crate = box("crate", (0.6, 0.6, 0.6), (3.0, 0.0, 0.0), material="wood")
+    eff = SetFrameTint(color=(1.0, 0.0, 0.2), strength=0.35)
+    c, p = pair(make_env, [crate], [eff], ["crate"])
+    cam = ((0.0, 0.0, 1.6), (3.0, 0.0, 1.0), 60.0)
+    clean, pert = rgb_at(c, *cam).astype(float), rgb_at(p, *cam).astype(float)
+    expected = clean * 0.65 + np.array([255.0, 0.0, 51.0]) * 0.35
+    assert np.abs(pert - expected).max() <= 1.0
+    assert (ids_at(c, *cam) == ids_at(p, *cam)).all()
+
+
+def test_set_frame_tint_composes_with_the_scene_tint_and_undoes(make_env):
+    c, _ = pair(make_env, [], [])
+    w = c.world
+    undo = fx.apply(
+        SetFrameTint(color=(1.0, 0.0, 0.2), strength=0.35), fx.EffectContext(world=w, physics=None)
+    )
+    assert w.scene.tint == Tint(color=(1.0, 0.0, 0.2), strength=0.35)
+    undo()
+    assert w.scene.tint is None
+    # two blends are one: the composed tint gives the same pixels as the scene's tint, then the frame's
+    from wac.runtime.atmosphere import tinted
+
+    img = np.arange(0, 256, 5, dtype=np.uint8).reshape(-1, 1, 1).repeat(3, axis=2)
+    first, second = Tint(color=(0.0, 0.0, 1.0), strength=0.3), Tint(color=(1.0, 0.0, 0.0), strength=0.5)
+    both = fx.over(first, second.color, second.strength)
+    once, twice = tinted(img, both).astype(int), tinted(tinted(img, first), second).astype(int)
+    assert np.abs(once - twice).max() <= 1

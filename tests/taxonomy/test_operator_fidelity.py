@@ -4,6 +4,7 @@ self-check that passes on a shipped scene."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import textwrap
 from pathlib import Path
@@ -121,6 +122,7 @@ def test_push_into_deeper_than_the_object_is_refused(tmp_path):
         "phantom_door door_1 when interact",
         "jam door_1 at 0.5 when interact",
         "vanish sofa_1",
+        "corrupted_frame sofa_1 opacity 0.35",
     ],
 )
 def test_new_forms_pass_their_self_check(tmp_path, anomaly):
@@ -226,3 +228,31 @@ def test_extra_asset_passes_its_self_check(tmp_path):
     assert _build(root, tmp_path / "build").ok
     r = check_bundle(tmp_path / "build" / "t")
     assert r.passed, r.reasons
+
+
+def test_corrupted_frame_shows_in_the_perturbed_world_only(tmp_path):
+    """The self-check reads the tint on the target's pixels in the perturbed frames, and the clean
+    frames as the reference; the task changes no object, so nothing else may differ."""
+    pytest.importorskip("pybullet")
+    from wac.validation.selfcheck import check_bundle
+
+    root = _project(
+        tmp_path,
+        "task t on living_room {\n    start at (0.5, -2) yaw 0 deg\n    anomaly corrupted_frame sofa_1\n}\n",
+    )
+    assert _build(root, tmp_path / "build").ok
+    task = json.loads((tmp_path / "build" / "t" / "task.json").read_text())
+    assert task["anomalies"][0]["effects"] == [
+        {"kind": "set_frame_tint", "color": [1.0, 0.0, 0.2], "strength": 0.35}
+    ]
+    rubric = json.loads((tmp_path / "build" / "t" / "rubric.json").read_text())["entries"][0]
+    assert "red overlay" in rubric["target"] and "tint" in rubric["defect_terms"]
+    r = check_bundle(tmp_path / "build" / "t")
+    assert r.passed, r.reasons
+    assert r.perturbed.anomalous and not r.clean.anomalous
+
+
+def test_corrupted_frame_opacity_is_bounded(tmp_path):
+    root = _project(tmp_path, "task t on living_room {\n    anomaly corrupted_frame sofa_1 opacity 0.05\n}\n")
+    msgs = _messages(_build(root))
+    assert len(msgs) == 1 and "opacity" in msgs[0] and "0.15" in msgs[0]

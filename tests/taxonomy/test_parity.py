@@ -91,6 +91,7 @@ ANOMALY = {
     "mesh_pile": "pile [crate_1, crate_2] at (4, -4)",
     "mesh_lod_pop": "lod_pop crate_2 when beyond 6 m",
     "mesh_colorflip": 'recolor crate_2 to "#c03030" when every 3 s',
+    "corrupted_frame": "corrupted_frame crate_2",
 }
 
 
@@ -559,6 +560,17 @@ def test_mesh_colorflip(pair):
 
 
 # --- temporal ------------------------------------------------------------------------------------
+def test_corrupted_frame(pair):
+    """bugs.js corrupted_frame: a quad of #ff0033 at opacity 0.35, without depth test, in front of the
+    camera: every pixel of every frame, sky included, mixes 35 % of that colour in."""
+    from wac.runtime.render import look_at
+
+    c, p = pair("corrupted_frame")
+    cam = look_at(*NEAR_CRATE_2, 50.0)
+    clean, pert = c.renderer.render(cam).astype(float), p.renderer.render(cam).astype(float)
+    assert np.abs(pert - (clean * 0.65 + np.array([255.0, 0.0, 51.0]) * 0.35)).max() <= 1.0
+
+
 def _look_away_and_back(env):
     env.step("turn 180")
     env.step("wait 1")

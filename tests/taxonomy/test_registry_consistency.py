@@ -9,6 +9,7 @@ assertion here holds by construction alone.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import json
 import re
@@ -21,7 +22,7 @@ from pydantic import ValidationError
 
 from wac.bundle import model as B
 from wac.bundle.schemas import SCHEMAS, render
-from wac.compiler import anomalies, plan
+from wac.compiler import operators, plan
 from wac.runtime import effects as fx
 from wac.taxonomy import registry as R
 from wac.validation import observables, pixelchecks, selfcheck
@@ -29,34 +30,106 @@ from wac.validation import observables, pixelchecks, selfcheck
 ROOT = Path(__file__).resolve().parents[2]
 
 
-# --- operators: taxonomy/operators.yaml <-> compiler/anomalies.py ---------------------------------
+# --- operators: taxonomy/operators.yaml <-> compiler/operators/ (the units) ------------------------
 
 
-def lowering_mismatch(operator_names, lowerer) -> tuple[list[str], list[str]]:
-    """(operators without an `op_<name>` lowering, `op_<name>` lowerings without an operator)."""
-    names = set(operator_names)
-    lowered = {m.removeprefix("op_") for m in dir(lowerer) if m.startswith("op_")}
-    return sorted(names - lowered), sorted(lowered - names)
-
-
-def test_every_operator_has_a_lowering_and_every_lowering_an_operator():
+def test_every_operator_has_a_unit_and_every_unit_an_operator():
     names = [o.name for o in R.registry().operators]
-    assert lowering_mismatch(names, anomalies.Lowerer) == ([], [])
-    assert lowering_mismatch([*names, "levitate"], anomalies.Lowerer) == (["levitate"], [])
-    extra = type("Extra", (anomalies.Lowerer,), {"op_levitate": lambda self, *a: None})
-    assert lowering_mismatch(names, extra) == ([], ["levitate"])
+    assert operators.unit_mismatch(names, operators.UNITS) == ([], [])
+    assert operators.unit_mismatch([*names, "levitate"], operators.UNITS) == (["levitate"], [])
+    assert operators.unit_mismatch(names, [*operators.UNITS, "levitate"]) == ([], ["levitate"])
+
+
+def test_a_missing_unit_fails_at_import(monkeypatch):
+    """Importing wac.compiler.operators with a spec that has no unit raises, naming it."""
+    import importlib
+    import sys
+
+    real = R.registry()
+    doctored = dataclasses.replace(
+        real, operators=(*real.operators, dataclasses.replace(real.operators[0], name="levitate"))
+    )
+    monkeypatch.setattr(R, "registry", lambda: doctored)
+    saved = {k: v for k, v in sys.modules.items() if k.startswith("wac.compiler.operators")}
+    for k in saved:
+        del sys.modules[k]
+    try:
+        with pytest.raises(ImportError, match=r"specs without a unit \['levitate'\]"):
+            importlib.import_module("wac.compiler.operators")
+    finally:
+        for k in [k for k in sys.modules if k.startswith("wac.compiler.operators")]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+def test_a_second_unit_for_one_operator_is_refused():
+    with pytest.raises(TypeError, match="two units for operator 'float'"):
+        operators.base.operator("float")(lambda cx: None)
+
+
+def test_a_misspelt_unit_plan_kind_fails_when_the_unit_registers():
+    with pytest.raises(ValueError, match=r"operator unit levitate: unknown self-check plan kind 'view_sid'"):
+        operators.base.operator("levitate", plan="view_sid")(lambda cx: None)
+    assert "levitate" not in operators.UNITS
+
+
+def test_units_are_in_the_module_of_their_family():
+    reg = R.registry()
+    module = {
+        "static_physics": "static_physics",
+        "interactive_physics": "interactive_physics",
+        "spatial_consistency": "spatial",
+        "temporal_consistency": "temporal",
+        "semantic_consistency": "semantic",
+    }
+    for name, u in operators.UNITS.items():
+        family = reg.category(reg.operator(name).categories[0][1]).family
+        assert u.module == f"wac.compiler.operators.{module[family]}", name
 
 
 def test_operator_requirements_have_checks():
     used = {r for o in R.registry().operators for r in o.requires}
-    assert used <= set(anomalies.REQUIRES), f"requires without a check: {used - set(anomalies.REQUIRES)}"
-    assert not {*used, "hollow"} <= set(anomalies.REQUIRES)
+    assert used <= set(operators.REQUIRES), f"requires without a check: {used - set(operators.REQUIRES)}"
+    assert not {*used, "hollow"} <= set(operators.REQUIRES)
 
 
-def test_operator_names_in_the_plan_tables_exist():
+def test_rubric_words_cannot_carry_side_channels():
+    """What the plan needs travels in typed Hints; an `_underscore` word is refused, not filtered."""
+    with pytest.raises(ValueError, match=r"rubric words \['_focus_point'\] start with '_'"):
+        operators.Lowering((), {"_focus_point": (0.0, 0.0, 0.0)})
+    assert operators.Lowering((), {"at_words": "(1, 2)"}).hints == operators.Hints()
+
+
+def operator_names_in(source: str, names) -> list[str]:
+    """Operator names written as string constants in `source`, other than plan-step actions."""
+    tree = ast.parse(source)
+    actions = {
+        kw.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for kw in node.keywords
+        if kw.arg == "action" and isinstance(kw.value, ast.Constant)
+    }
+    consts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return sorted((consts & set(names)) - actions)
+
+
+def test_plan_hints_live_in_the_units_not_in_plan_tables():
+    """plan.py names no operator: where to aim is the unit's (`aim`), e.g. the shadow operators."""
+    assert {n for n, u in operators.UNITS.items() if u.aim == "ground"} == {
+        "remove_shadow",
+        "displace_shadow",
+    }
     names = {o.name for o in R.registry().operators}
-    assert plan.GROUND_AIM <= names, f"GROUND_AIM names no operator: {plan.GROUND_AIM - names}"
-    assert not {*plan.GROUND_AIM, "remove_shadows"} <= names
+    assert operator_names_in(inspect.getsource(plan), names) == []
+    assert operator_names_in('GROUND_AIM = {"remove_shadow"}', names) == ["remove_shadow"]
+
+
+def test_per_operator_advice_names_real_operators():
+    """validation's advice for a change that does not show is keyed by operator name."""
+    names = {o.name for o in R.registry().operators}
+    assert set(pixelchecks._ADVICE) <= names
+    assert not {*pixelchecks._ADVICE, "rotat"} <= names
 
 
 # --- self-check plan kinds: taxonomy <-> compiler/plan.py -----------------------------------------
@@ -64,35 +137,13 @@ def test_operator_names_in_the_plan_tables_exist():
 
 def test_registry_plan_kinds_are_known():
     reg = R.registry()
-    used = {c.plan for c in reg.categories} | {o.plan for o in reg.operators if o.plan}
+    used = {c.plan for c in reg.categories} | {u.plan for u in operators.UNITS.values() if u.plan}
     assert used <= set(R.PLAN_KINDS)
-
-
-def test_a_misspelt_plan_kind_fails_when_the_taxonomy_loads(monkeypatch):
-    real = R._load_yaml
-
-    def doctored(name):
-        data = real(name)
-        if name == "operators.yaml":
-            data["float"] = {**data["float"], "plan": "view_sid"}
-        return data
-
-    monkeypatch.setattr(R, "_load_yaml", doctored)
-    R.registry.cache_clear()
-    try:
-        with pytest.raises(
-            ValueError, match=r"float: unknown self-check plan kind 'view_sid'; did you mean 'view_side'"
-        ):
-            R.registry()
-    finally:
-        monkeypatch.undo()
-        R.registry.cache_clear()
-    assert R.registry().operator("float").plan is None
 
 
 def test_a_misspelt_category_plan_kind_fails_too():
     with pytest.raises(ValueError, match="categories.yaml: scale: unknown self-check plan kind 'veiw'"):
-        R._plan_kind("categories.yaml: scale", "veiw")
+        R.check_plan_kind("categories.yaml: scale", "veiw")
 
 
 def exposing_kinds(fn) -> set[str]:

@@ -1,0 +1,47 @@
+"""Anomaly operators as units: one registered function per operator, grouped by taxonomy family.
+
+Each operator's spec (parameters, triggers, targets, rubric templates) is its entry in
+`taxonomy/operators.yaml` (layer 1, read by docs, derive and audit without the compiler); its unit
+here (layer 2) holds the rest: applicability checks, lowering to effects, plan hints.  Importing
+this package fails when a spec has no unit or a unit no spec, so a misspelt name never reaches a
+build.  Adding an operator: its spec entry, one `@operator` function in the family module, tests.
+"""
+
+from __future__ import annotations
+
+from wac.taxonomy.registry import registry
+
+from . import interactive_physics, semantic, spatial, static_physics, temporal  # noqa: F401  (registers)
+from .base import REQUIRES, UNITS, Context, Hints, Lowering, Unit, trigger_action, trigger_phrase
+
+
+def unit_mismatch(spec_names, unit_names) -> tuple[list[str], list[str]]:
+    """(specs without a unit, units without a spec)."""
+    specs, units = set(spec_names), set(unit_names)
+    return sorted(specs - units), sorted(units - specs)
+
+
+_missing, _extra = unit_mismatch((o.name for o in registry().operators), UNITS)
+if _missing or _extra:
+    raise ImportError(
+        f"operator units and taxonomy/operators.yaml disagree: specs without a unit {_missing}, "
+        f"units without a spec {_extra}"
+    )
+
+
+def unit(name: str) -> Unit:
+    return UNITS[name]
+
+
+__all__ = [
+    "REQUIRES",
+    "UNITS",
+    "Context",
+    "Hints",
+    "Lowering",
+    "Unit",
+    "trigger_action",
+    "trigger_phrase",
+    "unit",
+    "unit_mismatch",
+]
