@@ -200,10 +200,17 @@ def _cleared(grid: Grid, expl: B.Exploration, boxes) -> Grid | None:
     gx, gy = np.meshgrid(xs, ys)
     near = np.zeros_like(grid.reach)
     margin = expl.agent_radius_m + DYNAMIC_CLEARANCE_M
-    for x0, y0, x1, y1 in boxes:
-        dx = np.maximum.reduce([x0 - gx, np.zeros_like(gx), gx - x1])
-        dy = np.maximum.reduce([y0 - gy, np.zeros_like(gy), gy - y1])
-        near |= np.hypot(dx, dy) < margin
+    for x0, y0, x1, y1 in boxes:  # each box touches only the cells within `margin` of it
+        j0 = max(0, math.floor((x0 - margin - grid.x0) / grid.cell) - 1)
+        j1 = min(w, math.ceil((x1 + margin - grid.x0) / grid.cell) + 1)
+        i0 = max(0, math.floor((y0 - margin - grid.y0) / grid.cell) - 1)
+        i1 = min(h, math.ceil((y1 + margin - grid.y0) / grid.cell) + 1)
+        if j0 >= j1 or i0 >= i1:
+            continue
+        wx, wy = gx[i0:i1, j0:j1], gy[i0:i1, j0:j1]
+        dx = np.maximum(np.maximum(x0 - wx, wx - x1), 0.0)
+        dy = np.maximum(np.maximum(y0 - wy, wy - y1), 0.0)
+        near[i0:i1, j0:j1] |= np.hypot(dx, dy) < margin
     sx, sy = expl.start.position
     near &= np.hypot(gx - sx, gy - sy) > 0.6
     if not near.any():
