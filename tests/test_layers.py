@@ -71,13 +71,6 @@ ALLOWED_EDGES = {
         "`main`, the entry of each bundle's selfcheck.py and `python -m wac.validation.selfcheck`, "
         "runs `wac selfcheck` through the CLI for the same arguments and exit codes"
     ),
-    ("wac.validation.selfcheck", "wac.runtime.commands"): (
-        "evidence frames reuse `wac render`'s clean | perturbed composer (`side_by_side`), which "
-        "lives in the runtime's command module"
-    ),
-    ("wac.runtime.scene_sheet", "wac.runtime.commands"): (
-        "the scene contact sheet reuses `wac render`'s overview cameras and image composers"
-    ),
     ("wac.audit.runner", "wac.review.export"): (
         "`wac eval --accepted-only` reads a `wac review export` file with review's reader"
     ),
