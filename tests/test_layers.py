@@ -83,9 +83,6 @@ ALLOWED_CYCLES = {
     frozenset({"wac.audit.judge", "wac.audit.metrics"}): (
         "metrics reads runs with judge's readers; judge asks metrics for the distance limit and target"
     ),
-    frozenset({"wac.validation.capture", "wac.validation.visual"}): (
-        "visual measures capture's Samples; capture counts target pixels with visual's pixel_counts"
-    ),
     frozenset({"wac.validation.selfcheck", "wac.validation.validate"}): (
         "selfcheck registers `wac validate`'s subcommand; validate reads bundles with selfcheck's load_bundle"
     ),
