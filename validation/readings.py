@@ -32,6 +32,7 @@ class Reading:
 
 
 def object_label(task: CompiledTask, oid: str) -> str:
+    """An object's id with its name, for readings' sentences (added objects too)."""
     for o in task.scene.objects:
         if o.id == oid:
             return f"{oid} ({o.name})" if o.name and o.name != oid else oid
@@ -43,6 +44,7 @@ def object_label(task: CompiledTask, oid: str) -> str:
 
 
 def object_spec(task: CompiledTask, oid: str):
+    """An object's scene spec, or the one an anomaly adds (None: unknown id)."""
     for o in task.scene.objects:
         if o.id == oid:
             return o
@@ -60,19 +62,23 @@ def deciding_sample(run: Run) -> Sample:
 
 
 def rotation_of(deg) -> np.ndarray:
+    """Rotation matrix of Euler angles in degrees."""
     return rotation(*(float(v) for v in deg))
 
 
 def angle_deg(a, b) -> float:
+    """Angle between two unit vectors, in degrees."""
     return float(math.degrees(math.acos(float(np.clip(np.dot(a, b), -1.0, 1.0)))))
 
 
 def rotation_delta_deg(r1, r2) -> float:
+    """The angle of the rotation taking one orientation (Euler degrees) to another."""
     m = rotation_of(r1).T @ rotation_of(r2)
     return float(math.degrees(math.acos(float(np.clip((np.trace(m) - 1) / 2, -1.0, 1.0)))))
 
 
 def object_px(sample: Sample, oid: str) -> float:
+    """An object's pixels in a sample's segmentation (640x480 equivalent)."""
     return sample.px640(sample.pixels(oid))
 
 
@@ -110,6 +116,7 @@ def base_state(env, task) -> dict:
 
 
 def centre_of(s: Sample, oid: str) -> np.ndarray:
+    """Centre of an object's bounds as measured at a sample."""
     m = s.measure["base"][oid]
     return (as_array(m["lo"]) + as_array(m["hi"])) / 2
 
@@ -148,4 +155,5 @@ def blocked_walk(run: Run, all_moves: bool = False) -> str:
 
 
 def wrap_deg(d: float) -> float:
+    """An angle in degrees wrapped to [-180, 180)."""
     return (d + 180.0) % 360.0 - 180.0
