@@ -377,12 +377,12 @@ def set_motion(eff: B.SetMotion, ctx: EffectContext) -> Undo:
 @applies(B.SetMechanism)
 def set_mechanism(eff: B.SetMechanism, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
-    undo0 = _snapshot(st, "mechanism", "collider_frac", "open_frac")
+    undo0 = _snapshot(st, "mechanism", "mechanism_state", "collider_frac", "open_frac")
     st.mechanism = dict(st.mechanism)
     st.mechanism[eff.mechanism] = eff.value
     if eff.mechanism == "one_way":
         n = np.asarray(eff.normal or (1.0, 0.0), dtype=float)
-        st.mechanism["_one_way_normal"] = tuple(n / max(float(np.linalg.norm(n)), 1e-9))
+        st.update_mechanism_state(one_way_normal=tuple(n / max(float(np.linalg.norm(n)), 1e-9)))
     if eff.mechanism in ("ghost", "jam"):  # a jammed door still blocks, as the reference's
         st.collider_frac = 0.0
     elif eff.mechanism == "phantom":  # the collider takes over the swing; the panel shows shut
@@ -425,7 +425,7 @@ def set_day_night(eff: B.SetDayNight, ctx: EffectContext) -> Undo:
 @applies(B.SetFlicker)
 def set_flicker(eff: B.SetFlicker, ctx: EffectContext) -> Undo:
     st = _target(ctx, eff)
-    undo = _snapshot(st, "mechanism", "lit_override")
+    undo = _snapshot(st, "mechanism", "mechanism_state", "lit_override")
     st.mechanism = dict(st.mechanism)
     st.mechanism["flicker"] = eff.period_s or 0.5
     if st.lit is None:

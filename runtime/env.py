@@ -453,26 +453,26 @@ class WorldEnv:
             if "one_way" not in st.mechanism or not st.present:
                 continue
             lo, hi = self.world.aabb(st)
-            n = np.asarray(st.mechanism["_one_way_normal"])
+            n = np.asarray(st.mechanism_state.one_way_normal)
             c = (lo[:2] + hi[:2]) / 2
             half = float(np.abs(n) @ ((hi[:2] - lo[:2]) / 2))
             inside = bool(np.all(foot[:2] >= lo[:2]) and np.all(foot[:2] <= hi[:2]))
             if inside:
-                st.mechanism["_trapped"] = True
+                st.update_mechanism_state(trapped=True)
             in_front = float((foot[:2] - c) @ n) > half - 0.05
-            passable = in_front or inside or bool(st.mechanism.get("_trapped"))
-            if st.mechanism.get("_passable") != (passable, st.shape_version):
+            passable = in_front or inside or st.mechanism_state.trapped
+            if st.mechanism_state.passable != (passable, st.shape_version):
                 self.physics.set_agent_collision(st.id, not passable)
-                st.mechanism["_passable"] = (passable, st.shape_version)
+                st.update_mechanism_state(passable=(passable, st.shape_version))
 
     def _trapped_now(self) -> bool:
-        return any(st.mechanism.get("_trapped") for st in self.world.objects.values())
+        return any(st.mechanism_state.trapped for st in self.world.objects.values())
 
     def _trap_blocks(self, x: float, y: float) -> bool:
         """Whether a step to (x, y) would leave a one-way solid that has trapped the agent."""
         r = self.task.exploration.agent_radius_m
         for st in self.world.objects.values():
-            if st.mechanism.get("_trapped") and st.present:
+            if st.mechanism_state.trapped and st.present:
                 lo, hi = self.world.aabb(st)
                 m = np.minimum(r, (hi[:2] - lo[:2]) / 2 - 0.01)
                 if not (lo[0] + m[0] <= x <= hi[0] - m[0] and lo[1] + m[1] <= y <= hi[1] - m[1]):

@@ -44,12 +44,13 @@ def _door(st: ObjectState, dt: float, t: float) -> None:
     if "jam" in mech and target > 0:
         target = min(target, mech["jam"] if mech["jam"] is not None else 0.25)
     if "autoclose" in mech and st.door_target > 0 and st.open_frac >= target - 1e-6:
-        opened_at = mech.setdefault("_opened_at", t)
-        if t - opened_at >= (mech["autoclose"] or 2.0):
+        if st.mechanism_state.opened_at is None:
+            st.update_mechanism_state(opened_at=t)
+        if t - st.mechanism_state.opened_at >= (mech["autoclose"] or 2.0):
             st.door_target = 0.0
-            mech.pop("_opened_at", None)
-    if st.door_target == 0:
-        mech.pop("_opened_at", None)
+            st.update_mechanism_state(opened_at=None)
+    if st.door_target == 0 and st.mechanism_state.opened_at is not None:
+        st.update_mechanism_state(opened_at=None)
     if "phantom" in mech:
         # the collider swings (collider_frac) while the panel, which `open_frac` describes as everywhere
         # else, stays shut: what is seen is a closed door

@@ -32,7 +32,7 @@ def scene_bundles(build: Path) -> list[tuple[str, Path]]:
 
 def scene_pair(bundle: Path, width: int, height: int) -> np.ndarray:
     """The overview (first overview camera) and the start view of the clean world, side by side."""
-    from .commands import overview_cameras, side_by_side
+    from .compose import overview_cameras, side_by_side
     from .env import WorldEnv
 
     env = WorldEnv(bundle, variant="clean", width=width, height=height, film_interval_s=None)
@@ -45,7 +45,7 @@ def scene_pair(bundle: Path, width: int, height: int) -> np.ndarray:
 
 
 def make_sheet(build: Path, width: int = 320, height: int = 240, columns: int = 2) -> np.ndarray:
-    from .commands import contact_sheet
+    from .compose import contact_sheet
 
     items = [(label, scene_pair(b, width, height)) for label, b in scene_bundles(build)]
     if not items:

@@ -7,7 +7,7 @@ Nothing here imports pybullet or VTK.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +41,18 @@ class PartState:
         return PartPose(self.position, self.rotation_deg, self.hinge_deg, self.spin_deg)
 
 
+@dataclass(frozen=True, slots=True)
+class MechanismState:
+    """What the runtime tracks about an object's mechanisms between ticks (set by effects and the
+    env, never read from the bundle).  Frozen: change it with `ObjectState.update_mechanism_state`, so an
+    effect's undo snapshot keeps the state it saw."""
+
+    one_way_normal: tuple[float, float] | None = None  # a one-way solid's entry side (unit, world xy)
+    trapped: bool = False  # the agent has stepped inside a one-way solid: it stays solid from within
+    passable: tuple[bool, int] | None = None  # agent collision last set in physics, at this shape version
+    opened_at: float | None = None  # sim time an autoclose door finished opening
+
+
 @dataclass
 class ObjectState:
     """Live state of one object (clean values until an effect or physics changes them)."""
@@ -69,7 +81,8 @@ class ObjectState:
     collider_frac: float | None = None  # ghost/phantom: collider swing differs from the visual one
     motion: dict | None = None
     motion_offset: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    mechanism: dict[str, float | None] = field(default_factory=dict)
+    mechanism: dict[str, float | None] = field(default_factory=dict)  # name (SetMechanism, flicker) -> value
+    mechanism_state: MechanismState = field(default_factory=MechanismState)
     animation: dict | None = None
     appearance_scale: float | None = None
     appearance_color: tuple[float, float, float] | None = None
@@ -125,6 +138,9 @@ class ObjectState:
 
     def bump(self) -> None:
         self.shape_version += 1
+
+    def update_mechanism_state(self, **changes) -> None:
+        self.mechanism_state = replace(self.mechanism_state, **changes)
 
 
 class World:

@@ -72,13 +72,6 @@ ALLOWED_EDGES = {
         "`main`, the entry of each bundle's selfcheck.py and `python -m wac.validation.selfcheck`, "
         "runs `wac selfcheck` through the CLI for the same arguments and exit codes"
     ),
-    ("wac.validation.selfcheck", "wac.runtime.commands"): (
-        "evidence frames reuse `wac render`'s clean | perturbed composer (`side_by_side`), which "
-        "lives in the runtime's command module"
-    ),
-    ("wac.runtime.scene_sheet", "wac.runtime.commands"): (
-        "the scene contact sheet reuses `wac render`'s overview cameras and image composers"
-    ),
     ("wac.audit.runner", "wac.review.export"): (
         "`wac eval --accepted-only` reads a `wac review export` file with review's reader"
     ),
@@ -90,9 +83,6 @@ ALLOWED_CYCLES = {
     ),
     frozenset({"wac.audit.judge", "wac.audit.metrics"}): (
         "metrics reads runs with judge's readers; judge asks metrics for the distance limit and target"
-    ),
-    frozenset({"wac.validation.capture", "wac.validation.visual"}): (
-        "visual measures capture's Samples; capture counts target pixels with visual's pixel_counts"
     ),
     frozenset({"wac.validation.selfcheck", "wac.validation.validate"}): (
         "selfcheck registers `wac validate`'s subcommand; validate reads bundles with selfcheck's load_bundle"

@@ -257,7 +257,7 @@ def run_steps(
     """
     from wac.runtime.env import WorldEnv
 
-    from .visual import pixel_counts
+    from .pixels import pixel_counts
 
     env = WorldEnv(
         task_or_bundle,

@@ -21,7 +21,7 @@ from .visual import CHANGE_PX, WATCH_PX, Change, best_change, change, same_view,
 
 VISUAL_EVIDENCE = {"single_view", "several_views", "revisit", "time"}
 # shadow and lighting anomalies show on the surfaces around the target, not on it: their
-# observable already judges those pixels (`observables.judge_light_pair`)
+# observable already judges those pixels (`judges_appearance.judge_light_pair`)
 OWN_PIXEL_JUDGE = {"shadow_lighting"}
 # a change of light shows on what the light falls on, not only on the lamp: the whole frame
 LIGHT_EFFECTS = {"set_light", "set_flicker", "set_day_night"}

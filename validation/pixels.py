@@ -166,6 +166,15 @@ def px640(n: int | float, shape: tuple[int, ...]) -> float:
     return float(n) * (640 * 480) / (shape[0] * shape[1])
 
 
+def pixel_counts(ids_img: np.ndarray, index_of: dict[str, int]) -> dict[str, float]:
+    """Pixels (640x480) of every object in a segmentation image."""
+    counts = np.bincount(ids_img.ravel().astype(np.int64).clip(min=0))
+    scale = (640 * 480) / ids_img.size
+    return {
+        oid: float(counts[i]) * scale for oid, i in index_of.items() if 0 <= i < len(counts) and counts[i]
+    }
+
+
 def ground_outlines(sun, hulls: list[dict], z: float) -> list[np.ndarray]:
     """The sun shadow of each part on the horizontal plane at height `z`: convex polygons (n x 2)."""
     d = np.asarray(sun, dtype=float)

@@ -414,7 +414,7 @@ def static_checks(task: CompiledTask, plan: SelfCheckPlan) -> list[str]:
 
 def save_evidence(out_dir: Path, task: CompiledTask, clean: Run, pert: Run) -> list[str]:
     """Write clean | perturbed evidence frames with the plan's captions; return the file names."""
-    from wac.runtime.commands import side_by_side
+    from wac.runtime.compose import side_by_side
     from wac.runtime.trajectory import save_png
 
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -144,12 +144,3 @@ def best_change(pairs: list[tuple[Sample, Sample]], ids: tuple[str, ...] | None)
 def target_px(counts: dict[str, float], ids: tuple[str, ...]) -> float:
     """The target's pixels (640x480) in a frame, from per-object pixel counts."""
     return float(sum(counts.get(o, 0.0) for o in ids))
-
-
-def pixel_counts(ids_img: np.ndarray, index_of: dict[str, int]) -> dict[str, float]:
-    """Pixels (640x480) of every object in a segmentation image."""
-    counts = np.bincount(ids_img.ravel().astype(np.int64).clip(min=0))
-    scale = (640 * 480) / ids_img.size
-    return {
-        oid: float(counts[i]) * scale for oid, i in index_of.items() if 0 <= i < len(counts) and counts[i]
-    }

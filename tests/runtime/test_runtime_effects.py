@@ -498,6 +498,11 @@ def test_mechanism_one_way_lets_in_and_traps(make_env):
     p.step("turn 180")
     r = p.step("move 3")  # cannot get back out
     assert "blocked" in r.outcome and r.pose.x > 2.5
+    st = p.world.get("shed")  # the runtime's bookkeeping is typed, apart from the declared mechanisms
+    assert st.mechanism == {"one_way": None} and st.mechanism_state.trapped
+    assert st.mechanism_state.one_way_normal == pytest.approx((-1.0, 0.0))
+    with pytest.raises(AttributeError):
+        st.mechanism_state.traped  # noqa: B018  (a misspelt field fails, never reads as None)
 
 
 def test_one_way_other_sides_still_block(make_env):

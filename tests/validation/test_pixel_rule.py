@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wac.validation.capture import Sample
-from wac.validation.visual import CHANGE_DE, CHANGE_PX, change, pixel_counts, same_view, target_px
+from wac.validation.pixels import pixel_counts
+from wac.validation.visual import CHANGE_DE, CHANGE_PX, change, same_view, target_px
 
 W, H = 320, 240
 BG = (128, 128, 128)

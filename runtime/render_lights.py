@@ -1,0 +1,70 @@
+"""Lamps of the renderer: one VTK light per lit emitter and scene light, and the order lights are
+held in (which the shaders and the shadow pass number).  `Lamps` is a part of `render.Renderer`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Lamps:
+    """The lamp lights of a `Renderer`, synced to the world.
+
+    Owns `_lamp_lights`, `_lamp_src`, `_light_order`, `_sources`; reads `vtk`, `ren`, `xray`, `sun`,
+    `sun_twin`, `lamp_cone` and `world`."""
+
+    def _order_lights(self) -> None:
+        """Each renderer holds just the lights that are on, the sun and its twin first.  The shaders
+        number lights that are on; the shadow pass numbers every light of the renderer, so a light
+        switched off ahead of others (the sun indoors) gave every lamp the shadow map of the one
+        before it."""
+        lamps = [lt for lt in self._lamp_lights if lt.GetSwitch()]
+        src = dict(zip(map(id, self._lamp_lights), self._lamp_src, strict=True))
+        for ren, first in ((self.ren, (self.sun, self.sun_twin)), (self.xray, (self.sun,))):
+            want = [lt for lt in first if lt.GetSwitch()] + lamps
+            # per light, in the shaders' order: (the object it comes from, it lights only that object)
+            self._sources[id(ren)] = [src.get(id(lt), (None, False)) for lt in want]
+            key = tuple(map(id, want))
+            if self._light_order.get(id(ren)) != key:
+                self._light_order[id(ren)] = key
+                ren.RemoveAllLights()
+                for lt in want:
+                    ren.AddLight(lt)
+
+    def _sync_lamps(self, day: float) -> None:
+        vtk = self.vtk
+        want = []  # (position, colour, intensity, range, (its object, it lights that object alone))
+        for pl in self.world.scene.lights:
+            if pl.on:
+                want.append((np.asarray(pl.position), pl.color, pl.intensity, pl.range_m, (None, False)))
+        for st in self.world.objects.values():
+            if not st.present or not self.world.lamp_lit(st):
+                continue
+            for ps in st.parts.values():
+                em = ps.part.emitter
+                if em is None and not st.glow:
+                    continue
+                m = self.world.part_world(st, ps)
+                centre = (m @ np.array([0, 0, ps.part.size[2] / 2, 1.0]))[:3]
+                if em is not None:  # a lamp that lights nothing still lights itself, as in the clean world
+                    want.append((centre, em.color, em.intensity, em.range_m, (st.id, not st.illuminates)))
+        while len(self._lamp_lights) < len(want):
+            light = vtk.vtkLight()
+            light.SetLightTypeToSceneLight()
+            light.SetPositional(True)
+            light.SetConeAngle(self.lamp_cone)
+            self._lamp_lights.append(light)
+        self._lamp_src = [w[4] for w in want] + [(None, False)] * (len(self._lamp_lights) - len(want))
+        for i, light in enumerate(self._lamp_lights):
+            if i >= len(want):
+                light.SwitchOff()
+                continue
+            pos, color, inten, rng, _ = want[i]
+            light.SwitchOn()
+            light.SetPosition(*pos)
+            light.SetFocalPoint(pos[0], pos[1], pos[2] - 1.0)
+            light.SetColor(*color)
+            light.SetIntensity(
+                float(inten) * ((1.0 - 0.5 * day) if self.world.scene.sun is not None else 1.0)
+            )
+            light.SetAttenuationValues(1.0, 0.0, 12.0 / max(rng, 0.5) ** 2)
+        self._order_lights()
