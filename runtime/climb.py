@@ -15,7 +15,7 @@ import math
 from wac.bundle.model import AGENT_STEP_M
 
 DT = 1.0 / 120.0  # the physics step (physics.DT; imported there, so not from there)
-GROUP_SOLID = 1  # physics.GROUP_SOLID
+GROUP_SOLID = 1  # physics_bodies.GROUP_SOLID
 
 FLAT_NZ = 0.99  # a hit whose normal is this close to up is a tread, not a slope
 MIN_RISE_M = 0.01  # lower edges are left to the capsule

@@ -571,7 +571,7 @@ class WorldEnv:
             if ref is not None and ref.kind == "object"
             else (None, frac * reach)
         )
-        from .physics import GROUP_REACH
+        from .physics_bodies import GROUP_REACH
 
         ref2, frac2, _ = self.physics.ray(eye, end, GROUP_REACH)
         if ref2 is not None and ref2.object_id != hit[0]:

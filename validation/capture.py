@@ -396,7 +396,7 @@ def _ahead(env, direction: str) -> tuple:
     either side, 0.1 m beyond its radius: a wall met at a slant, along which the agent slid,
     counts as well as one met head on.
     """
-    from wac.runtime.physics import GROUP_SOLID
+    from wac.runtime.physics_bodies import GROUP_SOLID
 
     sign = 1.0 if direction == "forward" else -1.0
     foot = env.physics.agent_position()
