@@ -22,7 +22,7 @@ import os
 import shutil
 from pathlib import Path
 
-from wac.bundle.model import AgentContext, CompiledTask, Manifest, Rubric
+from wac.bundle.reader import INDEX, MANIFEST, Bundle, is_build, read_index
 from wac.errors import UsageError
 from wac.taxonomy import reference as R
 from wac.taxonomy.registry import registry
@@ -61,17 +61,15 @@ def schema():
 
 
 def _read_build(build: Path) -> list[dict]:
-    index = build / "index.json"
-    if not index.is_file():
-        raise UsageError(f"{build} is not a wac build (no index.json); run `wac build` first")
-    return json.loads(index.read_text(encoding="utf-8"))["tasks"]
+    if not is_build(build):
+        raise UsageError(f"{build} is not a wac build (no {INDEX}); run `wac build` first")
+    return read_index(build)
 
 
 def task_row(bundle: Path) -> dict:
     """One row of the task table for one bundle."""
-    task = CompiledTask.model_validate_json((bundle / "task.json").read_text(encoding="utf-8"))
-    ctx = AgentContext.model_validate_json((bundle / "agent" / "context.json").read_text(encoding="utf-8"))
-    rubric = Rubric.model_validate_json((bundle / "rubric.json").read_text(encoding="utf-8"))
+    b = Bundle(bundle)
+    task, ctx, rubric = b.task(), b.context(), b.rubric()  # the dataset's table holds the rubric
     anchor = next(e for e in rubric.entries if e.anchor)
     entries = [anchor] + [e for e in rubric.entries if not e.anchor]
     return {
@@ -201,10 +199,8 @@ def dataset_card(rows: list[dict], entries: list[dict]) -> str:
 
 
 def _verify_bundle(bundle: Path) -> None:
-    manifest = Manifest.model_validate_json((bundle / "manifest.json").read_text(encoding="utf-8"))
-    present = {
-        str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.is_file() and p.name != "manifest.json"
-    }
+    manifest = Bundle(bundle).manifest()
+    present = {str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.is_file() and p.name != MANIFEST}
     if present != set(manifest.files):
         extra = sorted(present ^ set(manifest.files))
         raise UsageError(f"{bundle}: files differ from its manifest ({', '.join(extra[:3])})")

@@ -59,10 +59,6 @@ CLI_MODULES = {"wac.cli", "wac.runtime.commands", "wac.compiler.derive_cli"}
 
 # importer -> imported: why it is there today
 ALLOWED_EDGES = {
-    ("wac.compiler.closer_start", "wac.validation.selfcheck"): (
-        "`wac derive closer-start` reads built bundles with the self-check's `load_bundle`; "
-        "one bundle reader in wac.bundle (issue 10) removes it"
-    ),
     ("wac.compiler.derive", "wac.validation.selfcheck"): (
         "`wac derive multi` self-checks every draw and keeps those that pass: derivation sits above "
         "validation, though it lives in the compiler package"
@@ -87,17 +83,8 @@ ALLOWED_CYCLES = {
     frozenset({"wac.runtime.env", "wac.runtime.trajectory"}): (
         "the env writes trajectories (TrajectoryWriter) and trajectory replays them in an env (WorldEnv)"
     ),
-    frozenset({"wac.audit.judge", "wac.audit.metrics"}): (
-        "metrics reads runs with judge's readers; judge asks metrics for the distance limit and target"
-    ),
     frozenset({"wac.validation.capture", "wac.validation.visual"}): (
         "visual measures capture's Samples; capture counts target pixels with visual's pixel_counts"
-    ),
-    frozenset({"wac.validation.selfcheck", "wac.validation.validate"}): (
-        "selfcheck registers `wac validate`'s subcommand; validate reads bundles with selfcheck's load_bundle"
-    ),
-    frozenset({"wac.audit.mcp_server", "wac.audit.replay_mcp"}): (
-        "the MCP server opens replays; the replay server reuses the server's bundle checks and options"
     ),
 }
 
