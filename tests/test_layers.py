@@ -80,9 +80,6 @@ ALLOWED_EDGES = {
 }
 # modules that import each other (all lazily, inside functions: none is an import-time cycle)
 ALLOWED_CYCLES = {
-    frozenset({"wac.runtime.env", "wac.runtime.trajectory"}): (
-        "the env writes trajectories (TrajectoryWriter) and trajectory replays them in an env (WorldEnv)"
-    ),
     frozenset({"wac.validation.capture", "wac.validation.visual"}): (
         "visual measures capture's Samples; capture counts target pixels with visual's pixel_counts"
     ),
