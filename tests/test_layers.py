@@ -55,19 +55,15 @@ LAYERS = {
 # pairs of layers that may not meet although their ranks allow it
 FORBIDDEN = {("wac.runtime", "wac.compiler"): "the runtime reads bundles and never imports the compiler"}
 # command-line front ends: only the CLI dispatches to them; libraries do not import them
-CLI_MODULES = {"wac.cli", "wac.runtime.commands", "wac.compiler.derive_cli"}
+CLI_MODULES = {"wac.cli", "wac.runtime.commands", "wac.compiler.derive_cli", "wac.validation.selfcheck"}
 
 # importer -> imported: why it is there today
 ALLOWED_EDGES = {
-    ("wac.compiler.derive", "wac.validation.selfcheck"): (
+    ("wac.compiler.derive", "wac.validation.bundlecheck"): (
         "`wac derive multi` self-checks every draw and keeps those that pass: derivation sits above "
         "validation, though it lives in the compiler package"
     ),
-    ("wac.validation.selfcheck", "wac.cli"): (
-        "`main`, the entry of each bundle's selfcheck.py and `python -m wac.validation.selfcheck`, "
-        "runs `wac selfcheck` through the CLI for the same arguments and exit codes"
-    ),
-    ("wac.validation.selfcheck", "wac.runtime.commands"): (
+    ("wac.validation.evidence", "wac.runtime.commands"): (
         "evidence frames reuse `wac render`'s clean | perturbed composer (`side_by_side`), which "
         "lives in the runtime's command module"
     ),
@@ -207,5 +203,5 @@ def test_the_checks_catch_what_they_are_for():
     assert back_edges({"wac.cli": {"wac.runtime.commands"}, "wac.audit.judge": {"wac.bundle.model"}}) == set()
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset({"a", "b", "c"})]
     assert cycles({"a": {"b"}, "b": set()}) == []
-    assert "wac.validation.selfcheck" in imports(modules())["wac.compiler.derive"]  # lazy imports count
-    assert "wac.validation.selfcheck" not in imports(modules(), top_level_only=True)["wac.compiler.derive"]
+    assert "wac.validation.bundlecheck" in imports(modules())["wac.compiler.derive"]  # lazy imports count
+    assert "wac.validation.bundlecheck" not in imports(modules(), top_level_only=True)["wac.compiler.derive"]
