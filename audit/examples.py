@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wac.bundle.reader import PLAN, TASK, Bundle
+from wac.errors import BundleError
 
 RENDER_REVISION = 1  # bump when the way figures are rendered changes (invalidates caches)
 
@@ -244,7 +245,6 @@ class ExampleLibrary:
     def _compile(self, demo) -> Path:
         import wac.taxonomy
         from wac.compiler.pipeline import compile_project
-        from wac.errors import BundleError
 
         taxonomy = Path(wac.taxonomy.__file__).parent
         if self._tmp is None:
@@ -332,7 +332,7 @@ def example_conflicts(build_dir: str | Path) -> tuple[list[str], list[str]]:
     def demo_kinds(demo) -> frozenset[str]:
         if demo.id not in kinds:
             if not Bundle.exists(build / demo.id):
-                raise FileNotFoundError(f"{build}: no bundle {demo.id} (build taxonomy/examples too)")
+                raise BundleError(f"{build}: no bundle {demo.id} (build taxonomy/examples too)")
             kinds[demo.id] = bundle_target_kinds(build / demo.id)
         return kinds[demo.id]
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from wac.bundle.model import Rubric, RubricEntry
 from wac.bundle.reader import RUBRIC, Bundle
-from wac.errors import BundleError, UsageError
+from wac.errors import BundleError, CorruptFile, JudgeCallError, UsageError  # noqa: F401 - re-exported
 
 from .frames import REF
 from .judge_prompts import PROMPTS, judge_prompt
@@ -53,10 +53,6 @@ JUDGMENT_FORMAT = "wac.judgment/1"
 KEYWORD_MODEL = "wac-keyword/2"  # bump when the keyword rules change: old judgments are then redone
 BACKENDS = ("keyword", "openai")
 MAX_IMAGES = 12
-
-
-class JudgeCallError(RuntimeError):
-    """A model call that produced no verdict (HTTP failure after retries, unparsable answer)."""
 
 
 # --- the run directory -----------------------------------------------------------------------------
@@ -150,10 +146,6 @@ def load_rubric(task_dir: Path, meta: dict) -> Rubric:
         raise UsageError(str(exc)) from None
     shutil.copyfile(b / RUBRIC, local)
     return rubric
-
-
-class CorruptFile(ValueError):
-    """A run file that is not what wac wrote (hand-edited, truncated, another program's)."""
 
 
 def read_report(task_dir: Path) -> dict:

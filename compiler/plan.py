@@ -19,6 +19,7 @@ from wac.bundle import model as B
 from wac.bundle.model import AGENT_STEP_M
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
+from wac.errors import PlanError  # noqa: F401 - re-exported
 from wac.taxonomy.registry import PLAN_KINDS, registry
 
 EYE_M = 1.6
@@ -157,12 +158,6 @@ def _straighten(grid: Grid, pts: list[tuple[float, float]]) -> list[tuple[float,
         out.append(pts[j])
         i = j
     return out
-
-
-class PlanError(Exception):
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.hint = hint
 
 
 def _turn(cur_yaw: float, want_yaw: float) -> float:

@@ -10,15 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from wac.errors import UsageError, WacError
-
-
-class ActionError(UsageError):
-    """An action was malformed or out of range; nothing happened and no budget was spent."""
-
-
-class BudgetExhausted(WacError):
-    """The action budget is spent; further environment actions are refused."""
+from wac.errors import ActionError, BudgetExhausted  # noqa: F401 - re-exported
 
 
 @dataclass(frozen=True)
