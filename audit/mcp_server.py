@@ -253,10 +253,6 @@ class _Stopped(BaseException):
         self.signum = signum
 
 
-def _stop(signum, frame) -> None:
-    raise _Stopped(signum)
-
-
 def _finish(session: AuditSession) -> None:
     """End the episode once: stdout back to stderr, the report written, the example renderer closed."""
     if getattr(session, "_mcp_finished", False):

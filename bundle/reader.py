@@ -130,10 +130,6 @@ class Bundle:
     def manifest(self) -> Manifest:
         return self._read(MANIFEST, Manifest)
 
-    def evidence_dir(self, out: str | Path) -> Path:
-        """Where this bundle's evidence frames go under an output directory `out`."""
-        return Path(out) / self.path.name
-
 
 def is_build(path: str | Path) -> bool:
     """Whether `path` is a build directory (it holds an index.json)."""

@@ -295,19 +295,6 @@ class WorldEnv:
         """Final frames so far, index = step (0 = start); film frames are in `history[i].film`."""
         return [h.frame for h in self.history]
 
-    def text_history(self, first: int = 0, last: int | None = None) -> list[str]:
-        """One line per step: what was done and what came of it (free; no frames)."""
-        lines = []
-        for h in self.history[first : None if last is None else last + 1]:
-            p = h.pose
-            what = h.action.describe() if h.action else "start"
-            film = f" | film {len(h.film)}" if h.film else ""
-            lines.append(
-                f"a{h.step} {what} -> {h.outcome} | pos ({p.x:.2f}, {p.y:.2f}) yaw {p.yaw_deg:.0f} "
-                f"pitch {p.pitch_deg:.0f} | t {h.sim_time:.1f} s{film}"
-            )
-        return lines
-
     def render_ids(self, with_depth: bool = False):
         """Internal: object-index image (and depth) from the agent's eye; never shown to agents."""
         return self.renderer.render_ids(self.camera(), with_depth=with_depth)
