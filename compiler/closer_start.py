@@ -18,8 +18,9 @@ import math
 from pathlib import Path
 
 from wac.bundle import model as B
+from wac.bundle.actions import MAX_MOVE_M
 from wac.bundle.reader import INDEX, Bundle, is_build, read_index
-from wac.compiler.plan import MAX_MOVE_M, _turn
+from wac.compiler.plan import _turn
 from wac.errors import UsageError
 
 FILE = "closer_start.json"

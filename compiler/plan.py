@@ -16,6 +16,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from wac.bundle import model as B
+from wac.bundle.actions import MAX_MOVE_M
 from wac.bundle.model import AGENT_STEP_M
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
@@ -23,7 +24,6 @@ from wac.errors import PlanError  # noqa: F401 - re-exported
 from wac.taxonomy.registry import PLAN_KINDS, registry
 
 EYE_M = 1.6
-MAX_MOVE_M = 4.0
 
 # plan kind -> (closest, farthest) viewing distance from the target's edge
 DISTANCES = {
@@ -463,7 +463,7 @@ def _exposing(
             mark(f"Before moving, face the {name}."),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
+                args={"distance_m": round(min(MAX_MOVE_M, dist + 1.5), 2), "direction": "forward"},
                 caption=f"Walk forward through the {name}, with no turn or detour.",
             ),
             B.PlanStep(
@@ -475,7 +475,7 @@ def _exposing(
             mark("Face the clear way ahead."),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(4.0, dist + 2.0), 2), "direction": "forward"},
+                args={"distance_m": round(min(MAX_MOVE_M, dist + 2.0), 2), "direction": "forward"},
                 caption="Attempt to walk forward; compare the commanded and actual distance.",
             ),
         ]
@@ -484,7 +484,7 @@ def _exposing(
             mark(f"Before contact: the {name} at rest."),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(4.0, dist + 0.5), 2), "direction": "forward"},
+                args={"distance_m": round(min(MAX_MOVE_M, dist + 0.5), 2), "direction": "forward"},
                 caption=f"Walk into the {name}.",
             ),
             B.PlanStep(action="move", args={"distance_m": 1.5, "direction": "back"}, caption="Step back."),
@@ -556,7 +556,7 @@ def _exposing(
             ),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
+                args={"distance_m": round(min(MAX_MOVE_M, dist + 1.5), 2), "direction": "forward"},
                 caption="Walk forward through the doorway; compare the commanded and actual distance.",
             ),
         ]
