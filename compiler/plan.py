@@ -397,7 +397,7 @@ def _in_view_at_start(grid: Grid, expl: B.Exploration, low: Lowered, box, centre
     down = math.degrees(math.atan2(EYE_M - cz, max(0.3, math.dist((sx, sy), (cx, cy)))))
     if abs(down - expl.start.pitch_deg) > START_VFOV_DEG / 2 - 5.0:
         return False
-    seen_within = low.trigger.seen_within_m or 10.0
+    seen_within = low.trigger.seen_within_m or B.TRIGGER_DEFAULTS.seen_within_m
     if _edge_distance(box, sx, sy) > seen_within:
         return False
     return _line_of_sight(grid, (sx, sy), (cx, cy), box)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wac.bundle.model import AddObject, CompiledTask, SelfCheckPlan, TriggerKind
+from wac.bundle.model import TRIGGER_DEFAULTS, AddObject, CompiledTask, SelfCheckPlan, TriggerKind
 
 from .capture import Run, Sample, anchor, anchor_index, focus_ids
 from .pixelchecks import necessity_change
@@ -260,8 +260,9 @@ def _never_why(task: CompiledTask, pert: Run) -> str:
         if not any(t.trigger_seen for t in pert.ticks):
             within = f" within {tr.seen_within_m:g} m" if tr.seen_within_m else ""
             return f": the target was never seen{within}"
-        return f": the target was seen but never out of view for {tr.away_s or 2:g} s" + (
-            f" nor left by {tr.leave_m:g} m" if tr.leave_m else ""
+        return (
+            f": the target was seen but never out of view for {tr.away_s or TRIGGER_DEFAULTS.away_s:g} s"
+            + (f" nor left by {tr.leave_m:g} m" if tr.leave_m else "")
         )
     if tr.kind == TriggerKind.leave:
         ds = _target_distances(task, pert)
