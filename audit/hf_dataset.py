@@ -104,7 +104,7 @@ def export_hf(build: str | Path, out: str | Path) -> dict:
         table = pa.Table.from_pylist(rows, schema=schema())
         pq.write_table(table, tmp / TABLE, compression="zstd", row_group_size=max(len(rows), 1))
         (tmp / BUILD).mkdir()
-        shutil.copy2(build / "index.json", tmp / BUILD / "index.json")
+        shutil.copy2(build / INDEX, tmp / BUILD / INDEX)
         for e in entries:
             shutil.copytree(build / e["id"], tmp / BUILD / e["id"])
         (tmp / "README.md").write_text(dataset_card(rows, entries), encoding="utf-8")
@@ -216,7 +216,7 @@ def import_hf(src: str | Path, out: str | Path) -> dict:
     src, out = Path(src), Path(out)
     if not (src / TABLE).is_file():
         raise UsageError(f"{src} has no {TABLE}; is it a dataset written by `wac export hf`?")
-    if not (src / BUILD / "index.json").is_file():
+    if not is_build(src / BUILD):
         raise UsageError(
             f"{src} has no wac bundles ({BUILD}/index.json): only datasets exported by `wac export hf` "
             "can be imported (the reference's own tasks run in Unreal Engine or three.js, not in wac)"

@@ -14,6 +14,7 @@ import json
 from enum import Enum
 from pathlib import Path
 
+from wac.bundle import reader as R
 from wac.compiler.diagnostics import Diagnostic
 from wac.compiler.pipeline import compile_file
 from wac.compiler.resolve import Loader
@@ -71,7 +72,7 @@ def dump(what: str, path: Path, loader: Loader) -> tuple[str | None, list[Diagno
     out = {}
     for name, _, files, _ in fr.tasks:
         if what == "effects":
-            out[name] = _anomalies(json.loads(files["task.json"]))
+            out[name] = _anomalies(json.loads(files[R.TASK]))
         else:
-            out[name] = json.loads(files["selfcheck.json"])
+            out[name] = json.loads(files[R.PLAN])
     return json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False) + "\n", []
