@@ -19,6 +19,7 @@ from wac.compiler.diagnostics import Diagnostic
 from wac.compiler.pipeline import compile_file
 from wac.compiler.resolve import Loader
 from wac.compiler.spans import Source, Span
+from wac.errors import UsageError
 
 DUMPS = ("ast", "effects", "plan")
 
@@ -60,7 +61,7 @@ def _anomalies(task_json: dict) -> list[dict]:
 def dump(what: str, path: Path, loader: Loader) -> tuple[str | None, list[Diagnostic]]:
     """(the dump, None on errors; the diagnostics) of `what` for the tasks of one file."""
     if what not in DUMPS:
-        raise ValueError(f"unknown dump {what!r} (known: {', '.join(DUMPS)})")
+        raise UsageError(f"unknown dump {what!r} (known: {', '.join(DUMPS)})")
     if what == "ast":
         module = loader.load(path)
         if module is None:
