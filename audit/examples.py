@@ -31,6 +31,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from wac.bundle.reader import PLAN, TASK, Bundle
+from wac.errors import BundleError
+
 RENDER_REVISION = 1  # bump when the way figures are rendered changes (invalidates caches)
 
 PREAMBLE = (
@@ -78,7 +81,7 @@ def target_kinds(task: dict) -> frozenset[str]:
 
 def bundle_target_kinds(bundle: Path) -> frozenset[str]:
     """`target_kinds` of a built bundle (harness side: task.json holds the ground truth)."""
-    return target_kinds(json.loads((Path(bundle) / "task.json").read_text(encoding="utf-8")))
+    return target_kinds(Bundle(Path(bundle)).task_json())
 
 
 def choose_demo(demos, kinds_of, avoid: frozenset[str] | set[str] = frozenset()):
@@ -154,11 +157,9 @@ def _run(bundle: Path, plan, variant: str, upto: int | None, extra: str, width: 
 
 def render_figures(bundle: Path, demo, width: int = 640, height: int = 480) -> list[bytes]:
     """The demo's figures as PNG bytes, rendered from its bundle (deterministic)."""
-    from wac.bundle.model import SelfCheckPlan
-
     from .frames import png_bytes
 
-    plan = SelfCheckPlan.model_validate_json((bundle / "selfcheck.json").read_text(encoding="utf-8"))
+    plan = Bundle(bundle).plan()
     choice = figure_choice(demo, len(_captioned(plan)))
     runs: dict[str, list] = {}
     out = []
@@ -236,7 +237,7 @@ class ExampleLibrary:
         if demo.id in self._bundles:
             return self._bundles[demo.id]
         b = self.build_dir / demo.id if self.build_dir is not None else None
-        if b is None or not ((b / "task.json").is_file() and (b / "selfcheck.json").is_file()):
+        if b is None or not (Bundle.exists(b) and Bundle(b).has(PLAN)):
             b = self._compile(demo)
         self._bundles[demo.id] = b
         return b
@@ -244,7 +245,6 @@ class ExampleLibrary:
     def _compile(self, demo) -> Path:
         import wac.taxonomy
         from wac.compiler.pipeline import compile_project
-        from wac.errors import BundleError
 
         taxonomy = Path(wac.taxonomy.__file__).parent
         if self._tmp is None:
@@ -262,16 +262,16 @@ class ExampleLibrary:
 
     # --- figures and their cache -----------------------------------------------------------------
     def _key(self, demo, bundle: Path) -> str:
-        from wac.bundle.integrity import verify_bundle
-
-        verify_bundle(bundle)  # the key is the demo's content hash: only true of an intact bundle
-        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+        b = Bundle.open(
+            bundle, verify=True
+        )  # the key is the demo's content hash: only true of an intact bundle
+        manifest = b.manifest()
         choice = json.dumps(
             {"figures": len(demo.figures), "frames": demo.frames, "rev": RENDER_REVISION},
             sort_keys=True,
         )
         digest = hashlib.sha256(choice.encode()).hexdigest()[:12]
-        return f"{manifest['version_id']}-{self.width}x{self.height}-{digest}"
+        return f"{manifest.version_id}-{self.width}x{self.height}-{digest}"
 
     def _figures(self, demo, bundle: Path) -> list[bytes]:
         n = len(demo.figures)
@@ -331,15 +331,14 @@ def example_conflicts(build_dir: str | Path) -> tuple[list[str], list[str]]:
 
     def demo_kinds(demo) -> frozenset[str]:
         if demo.id not in kinds:
-            task = build / demo.id / "task.json"
-            if not task.is_file():
-                raise FileNotFoundError(f"{build}: no bundle {demo.id} (build taxonomy/examples too)")
+            if not Bundle.exists(build / demo.id):
+                raise BundleError(f"{build}: no bundle {demo.id} (build taxonomy/examples too)")
             kinds[demo.id] = bundle_target_kinds(build / demo.id)
         return kinds[demo.id]
 
     errors, warnings = [], []
-    for task_file in sorted(build.glob("*/task.json")):
-        task = json.loads(task_file.read_text(encoding="utf-8"))
+    for task_file in sorted(build.glob(f"*/{TASK}")):
+        task = Bundle(task_file.parent).task_json()
         if task.get("meta", {}).get("example") or not task.get("anomalies"):
             continue
         spec = registry().category(task["anomalies"][0]["category"])

@@ -14,11 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from wac.errors import FrameRefError  # noqa: F401 - re-exported
+
 REF = re.compile(r"^a(\d+)(?:\.f(\d+))?$")
-
-
-class FrameRefError(ValueError):
-    """A frame ref that is malformed or names no archived frame."""
 
 
 @dataclass(frozen=True)

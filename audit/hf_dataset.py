@@ -22,7 +22,7 @@ import os
 import shutil
 from pathlib import Path
 
-from wac.bundle.model import AgentContext, CompiledTask, Manifest, Rubric
+from wac.bundle.reader import INDEX, MANIFEST, Bundle, is_build, read_index
 from wac.errors import UsageError
 from wac.taxonomy import reference as R
 from wac.taxonomy.registry import registry
@@ -61,17 +61,15 @@ def schema():
 
 
 def _read_build(build: Path) -> list[dict]:
-    index = build / "index.json"
-    if not index.is_file():
-        raise UsageError(f"{build} is not a wac build (no index.json); run `wac build` first")
-    return json.loads(index.read_text(encoding="utf-8"))["tasks"]
+    if not is_build(build):
+        raise UsageError(f"{build} is not a wac build (no {INDEX}); run `wac build` first")
+    return read_index(build)
 
 
 def task_row(bundle: Path) -> dict:
     """One row of the task table for one bundle."""
-    task = CompiledTask.model_validate_json((bundle / "task.json").read_text(encoding="utf-8"))
-    ctx = AgentContext.model_validate_json((bundle / "agent" / "context.json").read_text(encoding="utf-8"))
-    rubric = Rubric.model_validate_json((bundle / "rubric.json").read_text(encoding="utf-8"))
+    b = Bundle(bundle)
+    task, ctx, rubric = b.task(), b.context(), b.rubric()  # the dataset's table holds the rubric
     anchor = next(e for e in rubric.entries if e.anchor)
     entries = [anchor] + [e for e in rubric.entries if not e.anchor]
     return {
@@ -106,7 +104,7 @@ def export_hf(build: str | Path, out: str | Path) -> dict:
         table = pa.Table.from_pylist(rows, schema=schema())
         pq.write_table(table, tmp / TABLE, compression="zstd", row_group_size=max(len(rows), 1))
         (tmp / BUILD).mkdir()
-        shutil.copy2(build / "index.json", tmp / BUILD / "index.json")
+        shutil.copy2(build / INDEX, tmp / BUILD / INDEX)
         for e in entries:
             shutil.copytree(build / e["id"], tmp / BUILD / e["id"])
         (tmp / "README.md").write_text(dataset_card(rows, entries), encoding="utf-8")
@@ -201,10 +199,8 @@ def dataset_card(rows: list[dict], entries: list[dict]) -> str:
 
 
 def _verify_bundle(bundle: Path) -> None:
-    manifest = Manifest.model_validate_json((bundle / "manifest.json").read_text(encoding="utf-8"))
-    present = {
-        str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.is_file() and p.name != "manifest.json"
-    }
+    manifest = Bundle(bundle).manifest()
+    present = {str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.is_file() and p.name != MANIFEST}
     if present != set(manifest.files):
         extra = sorted(present ^ set(manifest.files))
         raise UsageError(f"{bundle}: files differ from its manifest ({', '.join(extra[:3])})")
@@ -220,7 +216,7 @@ def import_hf(src: str | Path, out: str | Path) -> dict:
     src, out = Path(src), Path(out)
     if not (src / TABLE).is_file():
         raise UsageError(f"{src} has no {TABLE}; is it a dataset written by `wac export hf`?")
-    if not (src / BUILD / "index.json").is_file():
+    if not is_build(src / BUILD):
         raise UsageError(
             f"{src} has no wac bundles ({BUILD}/index.json): only datasets exported by `wac export hf` "
             "can be imported (the reference's own tasks run in Unreal Engine or three.js, not in wac)"

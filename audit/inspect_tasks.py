@@ -41,6 +41,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolParams
 
+from wac.bundle.reader import is_build
 from wac.errors import UsageError
 
 from .session import AuditSession, SessionOptions, read_bundle_context, task_text
@@ -183,7 +184,7 @@ def wac_auditor(
         bundle = Path(state.metadata["bundle"])
         out = episode_dir(run_dir, str(state.sample_id), state.epoch)
         async with _EPISODES:
-            build_dir = Path(build) if (Path(build) / "index.json").is_file() else None
+            build_dir = Path(build) if is_build(build) else None
             session = AuditSession(bundle, out, options, _examples(build_dir, options))
             try:
                 first = session.call("observe")

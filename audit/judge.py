@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wac.bundle.model import Rubric, RubricEntry
-from wac.errors import UsageError
+from wac.bundle.reader import RUBRIC, Bundle
+from wac.errors import BundleError, CorruptFile, JudgeCallError, UsageError  # noqa: F401 - re-exported
 
 from .frames import REF
 from .judge_prompts import PROMPTS, judge_prompt
@@ -46,15 +47,12 @@ from .keyword import (  # noqa: F401 - the keyword judge, re-exported
     tokens,
 )
 from .limits import MAX_JUDGED_CHARS, counted_bugs, judged_chars
+from .targets import DISTANCE_LIMIT_M, anomaly_target
 
 JUDGMENT_FORMAT = "wac.judgment/1"
 KEYWORD_MODEL = "wac-keyword/2"  # bump when the keyword rules change: old judgments are then redone
 BACKENDS = ("keyword", "openai")
 MAX_IMAGES = 12
-
-
-class JudgeCallError(RuntimeError):
-    """A model call that produced no verdict (HTTP failure after retries, unparsable answer)."""
 
 
 # --- the run directory -----------------------------------------------------------------------------
@@ -115,44 +113,39 @@ def bundle_dir(task_dir: Path, meta: dict) -> Path | None:
         except ValueError:
             data = None
         b = data.get("bundle") if isinstance(data, dict) else None
-        if b and (Path(b) / "task.json").is_file():
+        if b and Bundle.exists(b):
             return Path(b)
     if meta.get("build"):
         b = Path(meta["build"]) / task_dir.name
-        if (b / "task.json").is_file():
+        if Bundle.exists(b):
             return b
     return None
 
 
+RUBRIC_COPY = "rubric.json"  # the rubric copied into a run's task directory, for re-judging
+
+
 def load_rubric(task_dir: Path, meta: dict) -> Rubric:
     """The task's rubric: the copy in the task dir, else the bundle's (copied in for re-judging)."""
-    local = task_dir / "rubric.json"
+    local = task_dir / RUBRIC_COPY
     if local.is_file():
         try:
             return Rubric.model_validate_json(local.read_text(encoding="utf-8"))
         except ValueError:  # a damaged copy: take the bundle's again
             local.unlink()
     b = bundle_dir(task_dir, meta)
-    if b is None or not (b / "rubric.json").is_file():
+    if b is None or not Bundle(b).has(RUBRIC):
         where = meta.get("build") or "the run's build directory"
         raise UsageError(
             f"no bundle for task {task_dir.name!r} (looked in episode.json and {where}); "
             f"rebuild it with `wac build` or restore the build directory"
         )
-    from wac.bundle.integrity import verify_bundle
-    from wac.errors import BundleError
-
     try:
-        verify_bundle(b)
+        rubric = Bundle.open(b, verify=True).rubric()
     except BundleError as exc:
         raise UsageError(str(exc)) from None
-    rubric = Rubric.model_validate_json((b / "rubric.json").read_text(encoding="utf-8"))
-    shutil.copyfile(b / "rubric.json", local)
+    shutil.copyfile(b / RUBRIC, local)
     return rubric
-
-
-class CorruptFile(ValueError):
-    """A run file that is not what wac wrote (hand-edited, truncated, another program's)."""
 
 
 def read_report(task_dir: Path) -> dict:
@@ -202,12 +195,8 @@ def judge_context(task_dir: Path, meta: dict) -> JudgeContext:
     if b is None:
         return JudgeContext()
     try:
-        from wac.bundle.model import CompiledTask
-
-        from .metrics import DISTANCE_LIMIT_M, anomaly_target
-
-        task = CompiledTask.model_validate_json((b / "task.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        task = Bundle(b).task()
+    except BundleError:
         return JudgeContext()
     groups: dict[str, tuple[str, ...]] = {}
     for o in task.scene.objects:

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
+from wac.errors import LedgerError  # noqa: F401 - re-exported
 from wac.taxonomy.registry import Category, Family
 
 STATUSES = ("suspect", "confirmed", "retracted")
 # The reference harness's coarse categories, accepted so that agents written for it run unchanged.
 REFERENCE_CATEGORIES = ("geometry", "collision", "visual", "state", "semantic", "other")
 CATEGORIES = tuple(c.value for c in Category) + tuple(f.value for f in Family) + REFERENCE_CATEGORIES
-
-
-class LedgerError(ValueError):
-    """A flag or update that cannot be applied (unknown id, bad status, retracted bug...)."""
 
 
 @dataclass(frozen=True)

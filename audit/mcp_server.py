@@ -19,13 +19,11 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
-import ctypes
 import json
 import os
 import shutil
 import signal
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 from typing import Any
@@ -33,38 +31,21 @@ from typing import Any
 from wac.errors import BundleError, UsageError
 
 from .examples import bundle_target_kinds
-from .session import AuditSession, SessionOptions, ToolResult, read_bundle_context
+from .mcp_setup import (  # noqa: F401 - re-exported: the setup helpers of `wac mcp`
+    check_bundle,
+    episode_dir,
+    flush_c_stdio,
+    inside,
+    load_examples,
+    options_from,
+    stdout_to_stderr,
+)
+from .session import AuditSession, ToolResult, read_bundle_context
 
 SERVER_NAME = "world_audit"
 
 # free tools that change nothing an auditor could lose: harnesses may use this hint to skip confirmations
 _READ_ONLY = frozenset({"observe", "read_example", "inspect", "history", "list_bugs"})
-
-
-# --- stdout hygiene ------------------------------------------------------------------------------
-
-
-def _flush_c_stdio() -> None:
-    """Flush C's stdio buffers: pybullet's printf output would otherwise leave at exit, onto the wire."""
-    with contextlib.suppress(Exception):
-        ctypes.CDLL(None).fflush(None)
-
-
-@contextlib.contextmanager
-def stdout_to_stderr():
-    """Send everything written to stdout, from Python or from C, to stderr for the duration."""
-    sys.stdout.flush()
-    _flush_c_stdio()
-    saved = os.dup(1)
-    try:
-        os.dup2(2, 1)
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    finally:
-        sys.stderr.flush()
-        _flush_c_stdio()
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 # --- the server ----------------------------------------------------------------------------------
@@ -192,7 +173,7 @@ def build_server(session: AuditSession, *, name: str = SERVER_NAME):
                     error=True,
                 )
             finally:
-                _flush_c_stdio()
+                flush_c_stdio()
             return to_mcp(result)
 
         return call
@@ -230,83 +211,6 @@ def build_server(session: AuditSession, *, name: str = SERVER_NAME):
 # --- examples, episode directory, command line ----------------------------------------------------
 
 
-def load_examples(build_dir: Path, options: SessionOptions, category: str | None, avoid=frozenset()):
-    """The taxonomy's in-context examples from the demo bundles in `build_dir`, with this task's example
-    (one sharing no target kind with `avoid`, the task's) already rendered; None (and a note on
-    stderr) when the run has none or it cannot be made."""
-    if not options.example or not category:
-        return None
-    try:
-        from .examples import ExampleLibrary
-
-        library = ExampleLibrary(build_dir=build_dir, width=options.width, height=options.height)
-        if (
-            library.get(category, avoid=avoid) is None
-        ):  # rendered now, so the first observe is quick and cannot fail on it
-            raise LookupError(f"no demonstration for category {category!r}")
-    except Exception as exc:  # the example is guidance, not the task: serve without it rather than not at all
-        print(
-            f"wac mcp: note: no in-context example ({type(exc).__name__}: {exc}); serving without one",
-            file=sys.stderr,
-        )
-        return None
-    return library
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    path, folder = path.resolve(), folder.resolve()
-    return path == folder or folder in path.parents
-
-
-def episode_dir(out: str | None, cwd: Path) -> Path:
-    """Where the episode is recorded: never inside the working directory the agent is given."""
-    if out:
-        path = Path(out)
-        if _inside(path, cwd):
-            raise UsageError(
-                f"--out {out} lies inside the current directory, the agent's working directory; "
-                "record the episode elsewhere so the agent cannot read it"
-            )
-        if path.exists() and (not path.is_dir() or any(path.iterdir())):
-            raise UsageError(f"--out {out} must be a new or empty directory")
-        path.mkdir(parents=True, exist_ok=True)
-        return path.resolve()
-    path = Path(tempfile.mkdtemp(prefix="wac-mcp-"))
-    if _inside(path, cwd):
-        path.rmdir()
-        raise UsageError(
-            f"the temporary directory {path.parent} lies inside the current directory; "
-            "pass --out DIR outside it"
-        )
-    return path
-
-
-def check_bundle(bundle: str) -> Path:
-    path = Path(bundle)
-    if not path.exists():
-        raise UsageError(f"no such bundle: {bundle}")
-    if not path.is_dir() or not (path / "task.json").is_file():
-        raise UsageError(
-            f"{bundle} is not a task bundle (a directory with task.json; build one with `wac build`)"
-        )
-    if not (path / "agent" / "context.json").is_file():
-        raise UsageError(f"{bundle} has no agent/context.json; rebuild it with `wac build`")
-    return path.resolve()
-
-
-def options_from(args) -> SessionOptions:
-    return SessionOptions(
-        example=not args.no_example and not args.no_hint,
-        hint=not args.no_hint,
-        budget_multiplier=args.budget_multiplier,
-        closer_start=args.closer_start,
-        observation=args.observation,
-        seed=args.seed,
-        width=args.width,
-        height=args.height,
-    )
-
-
 def open_session(args) -> AuditSession:
     """The episode's session, made before the protocol starts so that bad input fails with a plain error."""
     bundle = check_bundle(args.bundle)
@@ -314,7 +218,7 @@ def open_session(args) -> AuditSession:
         raise UsageError("--width and --height must be at least 16 pixels")
     options = options_from(args)
     cwd = Path.cwd()
-    if _inside(bundle, cwd):
+    if inside(bundle, cwd):
         print(
             "wac mcp: warning: the bundle lies inside the current directory; an agent working here can read "
             "its ground truth (start the harness in another directory)",
@@ -349,10 +253,6 @@ class _Stopped(BaseException):
         self.signum = signum
 
 
-def _stop(signum, frame) -> None:
-    raise _Stopped(signum)
-
-
 def _finish(session: AuditSession) -> None:
     """End the episode once: stdout back to stderr, the report written, the example renderer closed."""
     if getattr(session, "_mcp_finished", False):
@@ -360,12 +260,12 @@ def _finish(session: AuditSession) -> None:
     session._mcp_finished = True
     # the protocol is over: whatever the libraries print from here on goes to stderr
     sys.stdout.flush()
-    _flush_c_stdio()
+    flush_c_stdio()
     os.dup2(2, 1)
     session.close()
     if hasattr(session.examples, "close"):
         session.examples.close()
-    _flush_c_stdio()
+    flush_c_stdio()
     state = "done" if session.done else "ended without done"
     print(f"wac mcp: episode {state}; report in {session.out / 'report.json'}", file=sys.stderr)
 

@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from wac.bundle.reader import Bundle
 from wac.errors import UsageError
 from wac.taxonomy.reference import CODES, same_category
 
@@ -603,7 +604,7 @@ def config_options(config: dict, base_dir: Path) -> dict:
         return p if p.is_absolute() else base_dir / p
 
     task = path(config["task"])
-    if "build" in config and not (task / "task.json").is_file():
+    if "build" in config and not Bundle.exists(task):
         task = path(config["build"]) / str(config["task"])
     observation = {"on-demand": "final", "final": "final", "film": "film"}.get(
         config.get("observation", "on-demand")

@@ -210,7 +210,7 @@ class ReplayReference(ReferenceSession):
 
 def open_replay(args, protocol: ProtocolOptions) -> ReplayReference:
     """The reviewer's session on `args.replay` (an explorer's episode, or its trajectory/ directory)."""
-    from .mcp_server import check_bundle, episode_dir, load_examples, options_from, stdout_to_stderr
+    from .mcp_setup import check_bundle, episode_dir, load_examples, options_from, stdout_to_stderr
     from .session import ReviewSession, load_recording
 
     bundle = check_bundle(args.bundle)

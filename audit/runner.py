@@ -25,6 +25,7 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from wac.bundle.reader import INDEX, TASK, Bundle, is_build, read_index
 from wac.errors import BundleError, UsageError, WacError
 
 from .agents.base import is_secret
@@ -102,8 +103,8 @@ def _drive(agent, session) -> None:
 def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: Path | None = None) -> dict:
     """One task: interactive, or explore-then-review; returns the report dict."""
     bundle, out = Path(bundle), Path(out)
-    if not (bundle / "task.json").is_file():
-        raise BundleError(f"{bundle} is not a task bundle (no task.json)")
+    if not Bundle.exists(bundle):
+        raise BundleError(f"{bundle} is not a task bundle (no {TASK})")
     options = config.options
     examples = _examples(build, options)
     if config.paradigm == "interactive":
@@ -195,10 +196,9 @@ def finished(task_dir: Path) -> bool:
 
 def eval_bundles(build: Path, only: list[str] | None = None) -> list[Path]:
     """The evaluation tasks of a build: every bundle that is not an in-context demonstration."""
-    index = build / "index.json"
-    if not index.is_file():
-        raise UsageError(f"{build} is not a wac build (no index.json); run `wac build` first")
-    entries = json.loads(index.read_text(encoding="utf-8"))["tasks"]
+    if not is_build(build):
+        raise UsageError(f"{build} is not a wac build (no {INDEX}); run `wac build` first")
+    entries = read_index(build)
     ids = [e["id"] for e in entries if not e.get("example")]
     if only:
         unknown = sorted(set(only) - set(ids))
@@ -323,7 +323,7 @@ def _run_locked(
 
 # --- command line ------------------------------------------------------------------------------
 
-from .mcp_server import options_from  # noqa: E402 - the one reading of the session flags
+from .mcp_setup import options_from  # noqa: E402 - the one reading of the session flags
 
 
 def _agent_options(args) -> tuple[tuple[str, str], ...]:
@@ -397,13 +397,13 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 def cmd_audit(args) -> int:
     bundle = Path(args.bundle)
-    if not (bundle / "task.json").is_file():
-        raise UsageError(f"{bundle} is not a task bundle (no task.json)")
+    if not Bundle.exists(bundle):
+        raise UsageError(f"{bundle} is not a task bundle (no {TASK})")
     config = _config(args)
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"{out} is not empty; choose a new --out directory")
-    build = bundle.parent if (bundle.parent / "index.json").is_file() else None
+    build = bundle.parent if is_build(bundle.parent) else None
     status = _episode_job(str(bundle), str(out), config, str(build) if build else None)
     if not status["ok"]:
         print(f"wac: episode failed: {status['error']} (details in {out / 'error.json'})", file=sys.stderr)

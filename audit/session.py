@@ -24,6 +24,7 @@ import jsonschema
 import numpy as np
 
 from wac.bundle.model import AgentContext, PlanStep, SelfCheckPlan
+from wac.bundle.reader import Bundle
 from wac.errors import BundleError, UsageError
 from wac.taxonomy.reference import same_category
 
@@ -85,22 +86,9 @@ def _pose_text(p: dict | None) -> str:
 
 
 def read_bundle_context(bundle: Path) -> tuple[AgentContext, SelfCheckPlan | None]:
-    from wac.bundle.integrity import verify_bundle
-
-    verify_bundle(bundle)
-    try:
-        ctx = AgentContext.model_validate_json(
-            (bundle / "agent" / "context.json").read_text(encoding="utf-8")
-        )
-    except (OSError, ValueError) as exc:
-        raise BundleError(f"{bundle}: no readable agent/context.json: {exc}") from exc
-    plan_file = bundle / "selfcheck.json"
-    plan = (
-        SelfCheckPlan.model_validate_json(plan_file.read_text(encoding="utf-8"))
-        if plan_file.is_file()
-        else None
-    )
-    return ctx, plan
+    """The auditor's context and the self-check plan of a verified bundle (never its rubric)."""
+    b = Bundle.open(bundle, verify=True)
+    return b.context(), b.plan_or_none()
 
 
 def task_text(ctx: AgentContext, budget: int | None, options: SessionOptions) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wac.bundle.actions import LOOK_DEG, MOVE_M, TURN_DEG, WAIT_S
+
 from .ledger import CATEGORIES
 from .limits import (
     MAX_CODE_CHARS,
@@ -80,8 +82,8 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
             {
                 "distance_m": {
                     "type": "number",
-                    "minimum": 0.3,
-                    "maximum": 4,
+                    "minimum": MOVE_M[0],
+                    "maximum": MOVE_M[1],
                     "description": "metres to walk",
                 },
                 "direction": {"type": "string", "enum": ["forward", "back"]},
@@ -97,8 +99,8 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
             {
                 "degrees": {
                     "type": "number",
-                    "minimum": -180,
-                    "maximum": 180,
+                    "minimum": TURN_DEG[0],
+                    "maximum": TURN_DEG[1],
                     "description": "positive = turn RIGHT, negative = LEFT",
                 }
             },
@@ -113,8 +115,8 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
             {
                 "degrees": {
                     "type": "number",
-                    "minimum": -90,
-                    "maximum": 90,
+                    "minimum": LOOK_DEG[0],
+                    "maximum": LOOK_DEG[1],
                     "description": "positive = look DOWN, negative = UP",
                 }
             },
@@ -132,7 +134,7 @@ LIVE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wait",
         "Stand still and observe for a while (watch how things behave over time).",
-        _obj({"seconds": {"type": "number", "minimum": 0.5, "maximum": 5}}, ("seconds",)),
+        _obj({"seconds": {"type": "number", "minimum": WAIT_S[0], "maximum": WAIT_S[1]}}, ("seconds",)),
         env_action=True,
     ),
     ToolSpec(

@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     from wac.compiler.pipeline import compile_project
-    from wac.validation.selfcheck import find_bundles, run_many
+    from wac.validation.pool import find_bundles, run_many
 
     if args.build:
         out = Path(args.build)

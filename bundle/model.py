@@ -10,6 +10,7 @@ generated from them (`wac schema`), and every emitted bundle is validated agains
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, ClassVar, Literal, get_args
 
@@ -297,6 +298,22 @@ class Trigger(Model):
     distance_m: float | None = None
     repeat: bool = False  # revisit/look_away/leave: re-arm and toggle each time
     only_unseen: bool = True  # existence/attribute changes happen only out of view
+
+
+@dataclass(frozen=True)
+class TriggerDefaults:
+    """What a task may leave out of its trigger, declared once: the compiler writes these values into
+    the bundle, and the runtime falls back on them for a hand-made bundle that omits them."""
+
+    away_s: float = 2.0  # revisit: out of view at least this long
+    leave_m: float = 5.0  # revisit: or moved at least this far since last seen
+    seen_within_m: float = 10.0  # revisit, look_away: seen only within this distance
+    enter_m: float = 5.0  # leave: arms when the agent comes this close
+    exit_m: float = 9.0  # leave: fires when it then goes this far away
+    distance_m: float = 5.0  # beyond, within (the language requires it; hand-made bundles may not)
+
+
+TRIGGER_DEFAULTS = TriggerDefaults()
 
 
 def _kind_required(schema: dict) -> None:

@@ -151,17 +151,22 @@ def _trigger(a: N.Anomaly, spec: OperatorSpec, built: Built, diag: Collector) ->
     if t.kind == "revisit":
         trig = B.Trigger(
             kind=k,
-            away_s=vals.get("away", 2.0),
-            leave_m=vals.get("leave", 5.0),
-            seen_within_m=vals.get("seen_within", 10.0),
+            away_s=vals.get("away", B.TRIGGER_DEFAULTS.away_s),
+            leave_m=vals.get("leave", B.TRIGGER_DEFAULTS.leave_m),
+            seen_within_m=vals.get("seen_within", B.TRIGGER_DEFAULTS.seen_within_m),
             repeat=bool(vals.get("repeat", False)),
         )
     elif t.kind == "look_away":
         trig = B.Trigger(
-            kind=k, seen_within_m=vals.get("seen_within", 10.0), repeat=bool(vals.get("repeat", False))
+            kind=k,
+            seen_within_m=vals.get("seen_within", B.TRIGGER_DEFAULTS.seen_within_m),
+            repeat=bool(vals.get("repeat", False)),
         )
     elif t.kind == "leave":
-        enter, exit_ = vals.get("enter", 5.0), vals.get("exit", 9.0)
+        enter, exit_ = (
+            vals.get("enter", B.TRIGGER_DEFAULTS.enter_m),
+            vals.get("exit", B.TRIGGER_DEFAULTS.exit_m),
+        )
         if exit_ <= enter:
             diag.error(
                 "E604",

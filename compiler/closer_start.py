@@ -18,7 +18,10 @@ import math
 from pathlib import Path
 
 from wac.bundle import model as B
-from wac.compiler.plan import MAX_MOVE_M, _turn
+from wac.bundle.actions import MAX_MOVE_M
+from wac.bundle.reader import INDEX, Bundle, is_build, read_index
+from wac.compiler.plan import _turn
+from wac.errors import UsageError
 
 FILE = "closer_start.json"
 FRACTION = 1 / 3  # remaining route distance / original route distance
@@ -93,18 +96,12 @@ def closer_start(task: B.CompiledTask, plan: B.SelfCheckPlan) -> dict:
 
 def derive_closer_starts(build: Path) -> dict[str, dict]:
     """Closer starts for every bundle of a build, by task id (sorted)."""
-    from wac.validation.selfcheck import load_bundle
-
-    try:
-        index = json.loads((build / "index.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        from wac.errors import UsageError
-
-        raise UsageError(f"{build}: not a wac build directory (no readable index.json)") from exc
+    if not is_build(build):
+        raise UsageError(f"{build}: not a wac build directory (no readable {INDEX})")
     out = {}
-    for e in sorted(index["tasks"], key=lambda e: e["id"]):
-        _, task, plan = load_bundle(build / e["id"])
-        out[e["id"]] = closer_start(task, plan)
+    for e in sorted(read_index(build), key=lambda e: e["id"]):
+        bundle = Bundle.open(build / e["id"])
+        out[e["id"]] = closer_start(bundle.task(), bundle.plan())
     return out
 
 

@@ -181,7 +181,7 @@ def selfcheck_passes(files: dict[str, bytes]) -> bool:
     """Whether a compiled task's bundle passes `wac selfcheck` (every anomaly checked)."""
     import tempfile
 
-    from wac.validation.selfcheck import _safe_check
+    from wac.validation.bundlecheck import safe_check
 
     with tempfile.TemporaryDirectory(prefix="wac-derive-") as tmp:
         bundle = Path(tmp) / "bundle"
@@ -189,7 +189,7 @@ def selfcheck_passes(files: dict[str, bytes]) -> bool:
             f = bundle / name
             f.parent.mkdir(parents=True, exist_ok=True)
             f.write_bytes(data)
-        return _safe_check(str(bundle), None).passed
+        return safe_check(str(bundle), None).passed
 
 
 def _compiles(text: str, stem: str, out_dir: Path, loader: Loader, check=None) -> bool:

@@ -14,10 +14,12 @@ import json
 from enum import Enum
 from pathlib import Path
 
+from wac.bundle import reader as R
 from wac.compiler.diagnostics import Diagnostic
 from wac.compiler.pipeline import compile_file
 from wac.compiler.resolve import Loader
 from wac.compiler.spans import Source, Span
+from wac.errors import UsageError
 
 DUMPS = ("ast", "effects", "plan")
 
@@ -59,7 +61,7 @@ def _anomalies(task_json: dict) -> list[dict]:
 def dump(what: str, path: Path, loader: Loader) -> tuple[str | None, list[Diagnostic]]:
     """(the dump, None on errors; the diagnostics) of `what` for the tasks of one file."""
     if what not in DUMPS:
-        raise ValueError(f"unknown dump {what!r} (known: {', '.join(DUMPS)})")
+        raise UsageError(f"unknown dump {what!r} (known: {', '.join(DUMPS)})")
     if what == "ast":
         module = loader.load(path)
         if module is None:
@@ -71,7 +73,7 @@ def dump(what: str, path: Path, loader: Loader) -> tuple[str | None, list[Diagno
     out = {}
     for name, _, files, _ in fr.tasks:
         if what == "effects":
-            out[name] = _anomalies(json.loads(files["task.json"]))
+            out[name] = _anomalies(json.loads(files[R.TASK]))
         else:
-            out[name] = json.loads(files["selfcheck.json"])
+            out[name] = json.loads(files[R.PLAN])
     return json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False) + "\n", []

@@ -14,10 +14,6 @@ from wac.compiler.spans import Span
 from wac.taxonomy.registry import registry
 
 
-def _word_text(word: S.Word) -> str:
-    return word.text if isinstance(word, S.Name) else type(word).__name__.lower()
-
-
 def _describe(word: S.Word) -> str:
     if isinstance(word, S.Name):
         return f"`{word.text}`"

@@ -20,6 +20,7 @@ import jsonschema
 
 from wac import __version__
 from wac.bundle import model as B
+from wac.bundle import reader as R
 from wac.compiler import outdir
 from wac.compiler.lower import Lowered3, context_markdown
 from wac.compiler.rubric import markdown as rubric_markdown
@@ -198,20 +199,20 @@ def bundle_files(out: Lowered3) -> dict[str, bytes]:
     }
     validate_task(task_json)  # an independent check of the emitted document
     files = {
-        "task.json": canonical_json(task_json),
-        "agent/context.json": dump(out.context),
-        "agent/context.md": context_markdown(out.context).encode("utf-8"),
-        "rubric.json": dump(out.rubric),
-        "rubric.md": rubric_markdown(out.rubric).encode("utf-8"),
-        "selfcheck.json": dump(out.plan),
-        "selfcheck.py": SELFCHECK_SCRIPT.format(task_id=out.task.id).encode("utf-8"),
+        R.TASK: canonical_json(task_json),
+        R.CONTEXT: dump(out.context),
+        R.CONTEXT_MD: context_markdown(out.context).encode("utf-8"),
+        R.RUBRIC: dump(out.rubric),
+        R.RUBRIC_MD: rubric_markdown(out.rubric).encode("utf-8"),
+        R.PLAN: dump(out.plan),
+        R.SCRIPT: SELFCHECK_SCRIPT.format(task_id=out.task.id).encode("utf-8"),
     }
     for asset, path in out.assets:
         files[asset.file] = Path(path).read_bytes()
     digests = {k: hashlib.sha256(v).hexdigest() for k, v in sorted(files.items())}
     version = hashlib.sha256(canonical_json(digests)).hexdigest()[:16]
     manifest = B.Manifest(task_id=out.task.id, version_id=version, wac_version=__version__, files=digests)
-    files["manifest.json"] = dump(manifest)
+    files[R.MANIFEST] = dump(manifest)
     return files
 
 
@@ -253,9 +254,9 @@ class Output:
 
     def __init__(self, out: Path) -> None:
         self.out = out
-        if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "index.json").is_file())):
+        if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / R.INDEX).is_file())):
             raise UsageError(f"{out} exists and is not a wac build directory; refusing to replace it")
-        self.incremental = out.is_dir() and (out / "index.json").is_file()
+        self.incremental = out.is_dir() and (out / R.INDEX).is_file()
         self.tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
         if self.tmp.exists():
             shutil.rmtree(self.tmp)
@@ -274,7 +275,7 @@ class Output:
             shutil.copytree(self.out / task_id, self.tmp / task_id, copy_function=_link_or_copy)
 
     def commit(self, index: list[dict], cache: dict) -> None:
-        (self.tmp / "index.json").write_bytes(canonical_json({"wac_version": __version__, "tasks": index}))
+        (self.tmp / R.INDEX).write_bytes(canonical_json({"wac_version": __version__, "tasks": index}))
         (self.tmp / CACHE_FILE).write_bytes(canonical_json(cache))
         if not self.incremental:
             if self.out.exists():
@@ -286,7 +287,7 @@ class Output:
         removed = [  # tasks that no longer exist
             entry.name
             for entry in sorted(self.out.iterdir())
-            if entry.is_dir() and entry.name not in current and (entry / "manifest.json").is_file()
+            if entry.is_dir() and entry.name not in current and (entry / R.MANIFEST).is_file()
         ]
         # journaled: a build killed from here on is rolled forward by the next one (outdir.py)
         outdir.write_journal(self.out, self.tmp, trash, self.written, removed)

@@ -80,15 +80,6 @@ class Materials:
         return name
 
 
-@dataclass
-class Placed:
-    """An object being laid out: its declaration, evaluated clauses and result."""
-
-    thing: N.Thing
-    values: dict
-    obj: B.SceneObject | None = None
-
-
 class Layout:
     def __init__(self, loader: Loader, visible: Visible, diag: Collector, materials: Materials) -> None:
         self.loader = loader
@@ -270,9 +261,7 @@ class Layout:
                 out[st.keyword] = ev.value(st.args[0], ptype, f"`{st.keyword}`", choices=choices)
         return out
 
-    def build(
-        self, thing: N.Thing, file: Path, values_cache: dict | None = None
-    ) -> tuple[dict, tuple[B.Part, ...]] | None:
+    def build(self, thing: N.Thing, file: Path) -> tuple[dict, tuple[B.Part, ...]] | None:
         """Evaluate an object's clauses and parts (in its own frame)."""
         ev = Evaluator(self.diag)
         kind = thing.kind

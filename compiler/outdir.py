@@ -25,6 +25,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from wac.bundle import reader as R
+
 JOURNAL = ".wac-journal.json"
 # tests only: a file path; inside the commit window the build creates it and waits while it exists
 PAUSE_ENV = "WAC_TEST_PAUSE_IN_COMMIT"
@@ -95,7 +97,7 @@ def roll_forward(
             if pause:
                 pause_for_tests()
                 pause = False
-    for name in (".wac-cache.json", "index.json"):  # the index last: it says the commit is done
+    for name in (".wac-cache.json", R.INDEX):  # the index last: it says the commit is done
         if (tmp / name).exists():
             os.replace(tmp / name, out / name)
     (out / JOURNAL).unlink(missing_ok=True)
@@ -136,7 +138,7 @@ def intact(out: Path, index: dict[str, dict]) -> bool:
     if (out / JOURNAL).exists():
         return False
     try:
-        on_disk = json.loads((out / "index.json").read_text(encoding="utf-8"))
+        on_disk = json.loads((out / R.INDEX).read_text(encoding="utf-8"))
         listed = {e["id"]: e["version_id"] for e in on_disk["tasks"]}
     except (OSError, ValueError, KeyError, TypeError):
         return False
@@ -148,7 +150,7 @@ def intact(out: Path, index: dict[str, dict]) -> bool:
 def bundle_intact(bundle: Path, version_id: str) -> bool:
     """The bundle's manifest has `version_id` and every file it lists exists."""
     try:
-        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads((bundle / R.MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     if not isinstance(manifest, dict) or manifest.get("version_id") != version_id:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from shapely.geometry import Point, Polygon
 
+from wac.bundle import reader as R
 from wac.compiler import nodes as N
 from wac.compiler.anomalies import lower_anomalies
 from wac.compiler.assemble import build_world
@@ -226,7 +227,7 @@ def compile_file(path: Path, loader: Loader, sealed: bool = False) -> FileResult
             files = add_mapping(bundle_files(lowered), lowered.task.id, original, lowered.task.source)
         else:
             files = bundle_files(lowered)
-        version = json.loads(files["manifest.json"])["version_id"]
+        version = json.loads(files[R.MANIFEST])["version_id"]
         tasks.append((task.name, task.span.location, files, index_entry(lowered, version)))
     # duplicate diagnostics (an import error seen by several tasks) are reported once
     unique = list(dict.fromkeys(diag.items))

@@ -16,13 +16,14 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from wac.bundle import model as B
+from wac.bundle.actions import MAX_MOVE_M
 from wac.bundle.model import AGENT_STEP_M
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
+from wac.errors import PlanError  # noqa: F401 - re-exported
 from wac.taxonomy.registry import PLAN_KINDS, registry
 
 EYE_M = 1.6
-MAX_MOVE_M = 4.0
 
 # plan kind -> (closest, farthest) viewing distance from the target's edge
 DISTANCES = {
@@ -154,12 +155,6 @@ def _straighten(grid: Grid, pts: list[tuple[float, float]]) -> list[tuple[float,
         out.append(pts[j])
         i = j
     return out
-
-
-class PlanError(Exception):
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.hint = hint
 
 
 def _turn(cur_yaw: float, want_yaw: float) -> float:
@@ -408,7 +403,7 @@ def _in_view_at_start(grid: Grid, expl: B.Exploration, low: Lowered, box, centre
     down = math.degrees(math.atan2(EYE_M - cz, max(0.3, math.dist((sx, sy), (cx, cy)))))
     if abs(down - expl.start.pitch_deg) > START_VFOV_DEG / 2 - 5.0:
         return False
-    seen_within = low.trigger.seen_within_m or 10.0
+    seen_within = low.trigger.seen_within_m or B.TRIGGER_DEFAULTS.seen_within_m
     if _edge_distance(box, sx, sy) > seen_within:
         return False
     return _line_of_sight(grid, (sx, sy), (cx, cy), box)
@@ -474,7 +469,7 @@ def _exposing(
             mark(f"Before moving, face the {name}."),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
+                args={"distance_m": round(min(MAX_MOVE_M, dist + 1.5), 2), "direction": "forward"},
                 caption=f"Walk forward through the {name}, with no turn or detour.",
             ),
             B.PlanStep(
@@ -486,7 +481,7 @@ def _exposing(
             mark("Face the clear way ahead."),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(4.0, dist + 2.0), 2), "direction": "forward"},
+                args={"distance_m": round(min(MAX_MOVE_M, dist + 2.0), 2), "direction": "forward"},
                 caption="Attempt to walk forward; compare the commanded and actual distance.",
             ),
         ]
@@ -495,7 +490,7 @@ def _exposing(
             mark(f"Before contact: the {name} at rest."),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(4.0, dist + 0.5), 2), "direction": "forward"},
+                args={"distance_m": round(min(MAX_MOVE_M, dist + 0.5), 2), "direction": "forward"},
                 caption=f"Walk into the {name}.",
             ),
             B.PlanStep(action="move", args={"distance_m": 1.5, "direction": "back"}, caption="Step back."),
@@ -567,7 +562,7 @@ def _exposing(
             ),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(4.0, dist + 1.5), 2), "direction": "forward"},
+                args={"distance_m": round(min(MAX_MOVE_M, dist + 1.5), 2), "direction": "forward"},
                 caption="Walk forward through the doorway; compare the commanded and actual distance.",
             ),
         ]

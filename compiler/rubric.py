@@ -19,14 +19,6 @@ class _Words(dict):
         return ""
 
 
-def _fmt(value) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, tuple) and all(isinstance(v, float) for v in value):
-        return "(" + ", ".join(f"{v:g}" for v in value) + ") m"
-    return str(value)
-
-
 def _quantity(spec, name: str, value) -> str:
     p = spec.param(name)
     unit = {"length": " m", "angle": " deg", "duration": " s", "speed": " m/s", "mass": " kg"}.get(

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from wac import __version__
 from wac.bundle import model as B
+from wac.bundle import reader as R
 from wac.compiler.emit import canonical_json
 from wac.compiler.lower import Lowered3
 
@@ -60,12 +61,12 @@ def add_mapping(files: dict[str, bytes], sealed: str, original: str, source: str
     """The bundle's files with `seal.json` (sealed id -> original id and source) and a new manifest."""
     if sealed == original:
         return files
-    files = {k: v for k, v in files.items() if k != "manifest.json"}
+    files = {k: v for k, v in files.items() if k != R.MANIFEST}
     files[SEAL_FILE] = canonical_json({"sealed_id": sealed, "task_id": original, "source": source})
     digests = {k: hashlib.sha256(v).hexdigest() for k, v in sorted(files.items())}
     version = hashlib.sha256(canonical_json(digests)).hexdigest()[:16]
     manifest = B.Manifest(task_id=sealed, version_id=version, wac_version=__version__, files=digests)
-    files["manifest.json"] = canonical_json(manifest.model_dump(mode="json"))
+    files[R.MANIFEST] = canonical_json(manifest.model_dump(mode="json"))
     return files
 
 

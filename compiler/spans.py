@@ -35,7 +35,3 @@ class Span:
 
     def __repr__(self) -> str:  # keep AST reprs short
         return f"Span({self.location})"
-
-
-def whole_file(source: Source) -> Span:
-    return Span(source, 1, 1, 1, 1)

@@ -162,9 +162,10 @@ class ReviewApp:
         rev = self._review(request.path_params["task_id"])
         if rev is None:
             return Response("no such task in this build", status_code=404)
-        from wac.bundle.model import Rubric
+        from wac.bundle.reader import RUBRIC_MD, Bundle
 
-        rubric = Rubric.model_validate_json((rev.task.bundle / "rubric.json").read_text(encoding="utf-8"))
+        bundle = Bundle(rev.task.bundle)
+        rubric = bundle.rubric()  # the reviewer's page shows the rubric: reviewers judge the task
         mine = next((v for v in rev.current if v.reviewer == me.name), None)
         return self.templates.TemplateResponse(
             request,
@@ -174,7 +175,7 @@ class ReviewApp:
                 "rev": rev,
                 "task": rev.task,
                 "rubric": rubric,
-                "rubric_md": (rev.task.bundle / "rubric.md").read_text(encoding="utf-8"),
+                "rubric_md": bundle.file(RUBRIC_MD).read_text(encoding="utf-8"),
                 "mine": mine,
                 "keys": KEYS,
                 "ranges": RANGES,

@@ -30,7 +30,7 @@ def make_artifacts(bundle: str, build: str, out: str) -> str:
     """Render one task version's context and self-check evidence into `out` (a worker process)."""
     from wac.audit.runner import _examples
     from wac.audit.session import AuditSession, SessionOptions
-    from wac.validation.selfcheck import check_bundle
+    from wac.validation.bundlecheck import check_bundle
 
     final = Path(out)
     tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")

@@ -12,12 +12,11 @@ Among the current version's verdicts only each reviewer's latest counts, and the
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from wac.bundle.model import Manifest
-from wac.errors import BundleError, UsageError
+from wac.bundle.reader import INDEX, Bundle, is_build, read_index
+from wac.errors import UsageError
 
 from .store import Verdict
 
@@ -68,20 +67,16 @@ class Review:
 def read_build(build: str | Path) -> list[TaskEntry]:
     """Every task of a build, with each bundle's version id read from its manifest."""
     build = Path(build)
-    index = build / "index.json"
-    if not index.is_file():
-        raise UsageError(f"{build} is not a wac build (no index.json); run `wac build` first")
-    try:
-        entries = json.loads(index.read_text(encoding="utf-8"))["tasks"]
-    except (ValueError, KeyError) as exc:
-        raise BundleError(f"{index}: not a wac build index: {exc}") from None
+    if not is_build(build):
+        raise UsageError(f"{build} is not a wac build (no {INDEX}); run `wac build` first")
+    entries = read_index(build)
     out = []
     for e in entries:
         bundle = build / e["id"]
         out.append(
             TaskEntry(
                 id=e["id"],
-                version_id=manifest(bundle).version_id,
+                version_id=Bundle(bundle).manifest().version_id,
                 scene=e.get("scene", ""),
                 scene_type=e.get("scene_type", ""),
                 family=e.get("family", ""),
@@ -94,14 +89,6 @@ def read_build(build: str | Path) -> list[TaskEntry]:
             )
         )
     return out
-
-
-def manifest(bundle: Path) -> Manifest:
-    path = bundle / "manifest.json"
-    try:
-        return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise BundleError(f"{path}: no readable bundle manifest: {exc}") from None
 
 
 def review_of(task: TaskEntry, verdicts: list[Verdict]) -> Review:

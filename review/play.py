@@ -20,13 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from wac.errors import UsageError, WacError
+from wac.errors import PlayError, UsageError, WacError  # noqa: F401 - re-exported
 
 VARIANTS = ("clean", "perturbed")
-
-
-class PlayError(WacError):
-    """A play request named no open session of this reviewer, or asked for something impossible."""
 
 
 @dataclass

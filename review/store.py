@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from wac.errors import UsageError, WacError
+from wac.errors import AuthError, StoreError, UsageError, WacError  # noqa: F401 - re-exported
 
 VERDICTS = ("accept", "reject", "needs_change")
 
@@ -57,14 +57,6 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-
-
-class StoreError(WacError):
-    """The review database cannot be used (newer schema, not a review database, bad input)."""
-
-
-class AuthError(WacError):
-    """A write came without a valid reviewer token."""
 
 
 @dataclass(frozen=True)

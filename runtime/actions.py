@@ -1,7 +1,7 @@
 """The environment actions: names, arguments and ranges of the reference harness, parsed and checked.
 
-move(distance_m 0.3-4, direction forward|back), turn(degrees -180..180, positive = right),
-look(degrees -90..90, positive = down), interact(), wait(seconds 0.5-5)
+move(distance_m, direction forward|back), turn(degrees, positive = right), look(degrees, positive =
+down), interact(), wait(seconds), with the ranges of `wac.bundle.actions`
 (UCSB-NLP-Chang/WorldAuditBench agent/tools.py).  Bad actions raise `ActionError` (a UsageError).
 """
 
@@ -10,15 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from wac.errors import UsageError, WacError
-
-
-class ActionError(UsageError):
-    """An action was malformed or out of range; nothing happened and no budget was spent."""
-
-
-class BudgetExhausted(WacError):
-    """The action budget is spent; further environment actions are refused."""
+from wac.bundle.actions import LOOK_DEG, MOVE_M, TURN_DEG, WAIT_S
+from wac.errors import ActionError, BudgetExhausted  # noqa: F401 - re-exported
 
 
 @dataclass(frozen=True)
@@ -113,16 +106,17 @@ def validate(action: Action) -> Action:
     if extra:
         raise ActionError(f"{action.name}: unexpected argument(s) {', '.join(sorted(extra))}")
     if action.name == "move":
-        d = num("distance_m", 0.3, 4.0)
+        d = num("distance_m", *MOVE_M)
         direction = a.get("direction", "forward")
         if direction not in ("forward", "back"):
             raise ActionError(f"move: direction must be 'forward' or 'back', got {direction!r}")
         return Action.of("move", distance_m=d, direction=direction)
     if action.name in ("turn", "look"):
-        lim = 180.0 if action.name == "turn" else 90.0
-        return Action.of(action.name, degrees=num("degrees", -lim, lim))
+        return Action.of(
+            action.name, degrees=num("degrees", *(TURN_DEG if action.name == "turn" else LOOK_DEG))
+        )
     if action.name == "wait":
-        return Action.of("wait", seconds=num("seconds", 0.5, 5.0))
+        return Action.of("wait", seconds=num("seconds", *WAIT_S))
     return Action.of("interact")
 
 

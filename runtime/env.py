@@ -19,7 +19,8 @@ import numpy as np
 
 from wac.bundle import model as B
 from wac.bundle.model import CompiledTask, TriggerKind
-from wac.errors import BundleError, UsageError, WacError
+from wac.bundle.reader import Bundle
+from wac.errors import UsageError, WacError
 
 from . import effects as fx
 from . import mechanics
@@ -99,22 +100,12 @@ class _Anomaly:
 
 
 def load_task(bundle_or_task) -> tuple[CompiledTask, Path | None]:
-    """A CompiledTask from a task object, a bundle directory or a task.json path."""
+    """A CompiledTask from a task object, a bundle directory (verified against its manifest: a
+    damaged bundle is not run) or its task.json (read as it is)."""
     if isinstance(bundle_or_task, CompiledTask):
         return bundle_or_task, None
-    path = Path(bundle_or_task)
-    if path.is_dir():
-        from wac.bundle.integrity import verify_bundle
-
-        path = path / "task.json"
-        if path.is_file():
-            verify_bundle(path.parent)  # manifest hashes and asset paths: a damaged bundle is not run
-    if not path.is_file():
-        raise BundleError(f"no bundle task at {path}")
-    try:
-        return CompiledTask.model_validate_json(path.read_text(encoding="utf-8")), path.parent
-    except ValueError as exc:
-        raise BundleError(f"{path}: not a valid compiled task: {exc}") from exc
+    bundle = Bundle.open(bundle_or_task, verify=Path(bundle_or_task).is_dir())
+    return bundle.task(), bundle.path
 
 
 class WorldEnv:
@@ -303,19 +294,6 @@ class WorldEnv:
     def frames(self) -> list[np.ndarray]:
         """Final frames so far, index = step (0 = start); film frames are in `history[i].film`."""
         return [h.frame for h in self.history]
-
-    def text_history(self, first: int = 0, last: int | None = None) -> list[str]:
-        """One line per step: what was done and what came of it (free; no frames)."""
-        lines = []
-        for h in self.history[first : None if last is None else last + 1]:
-            p = h.pose
-            what = h.action.describe() if h.action else "start"
-            film = f" | film {len(h.film)}" if h.film else ""
-            lines.append(
-                f"a{h.step} {what} -> {h.outcome} | pos ({p.x:.2f}, {p.y:.2f}) yaw {p.yaw_deg:.0f} "
-                f"pitch {p.pitch_deg:.0f} | t {h.sim_time:.1f} s{film}"
-            )
-        return lines
 
     def render_ids(self, with_depth: bool = False):
         """Internal: object-index image (and depth) from the agent's eye; never shown to agents."""

@@ -10,16 +10,17 @@ render BUNDLE...` makes the per-task sheet (clean | perturbed start views) inste
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from wac.bundle.reader import INDEX, is_build, read_index
+
 
 def scene_bundles(build: Path) -> list[tuple[str, Path]]:
     """(label, bundle) for each scene of the build, sorted by environment and scene."""
-    index = json.loads((build / "index.json").read_text(encoding="utf-8"))["tasks"]
+    index = read_index(build)
     by_scene: dict[str, dict] = {}
     for e in sorted(index, key=lambda e: (e.get("anomalies", 1), e["id"])):
         if not e.get("example"):  # the demonstrations' small scenes are not part of the corpus
@@ -61,8 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--height", type=int, default=240)
     p.add_argument("--columns", type=int, default=2)
     a = p.parse_args(argv)
-    if not (a.build / "index.json").is_file():
-        print(f"{a.build}: not a wac build directory (no index.json)", file=sys.stderr)
+    if not is_build(a.build):
+        print(f"{a.build}: not a wac build directory (no {INDEX})", file=sys.stderr)
         return 2
     from .trajectory import save_png
 

@@ -144,29 +144,3 @@ def read_trajectory(path: str | Path) -> Trajectory:
     except (OSError, ValueError) as exc:
         raise BundleError(f"{p}: not a readable trajectory: {exc}") from exc
     return Trajectory(p, meta, steps, events)
-
-
-def replay(path: str | Path, bundle_or_task, out: str | Path | None = None):
-    """Re-run a recorded trajectory on its bundle; returns (new Trajectory or None, poses match)."""
-    from .env import WorldEnv
-
-    old = read_trajectory(path)
-    m = old.meta
-    env = WorldEnv(
-        bundle_or_task,
-        variant=m["variant"],
-        seed=m["seed"],
-        width=m["width"],
-        height=m["height"],
-        film_interval_s=m["film_interval_s"],
-        hfov_deg=m["hfov_deg"],
-        record_dir=out,
-    )
-    try:
-        same = True
-        for s, text in zip(old.steps[1:], old.actions(), strict=True):
-            res = env.step(text)
-            same &= res.pose.as_dict() == s["pose"]
-    finally:
-        env.close()
-    return (read_trajectory(out) if out else None), same

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from wac.bundle.model import Trigger, TriggerKind
+from wac.bundle.model import TRIGGER_DEFAULTS, Trigger, TriggerKind
 
 HYSTERESIS_M = 0.25
-DEFAULT_AWAY_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,7 @@ class TriggerState:
         if k == TriggerKind.always or self.done:
             return None
         if k in (TriggerKind.beyond, TriggerKind.within):
-            d = tr.distance_m if tr.distance_m is not None else 5.0
+            d = tr.distance_m if tr.distance_m is not None else TRIGGER_DEFAULTS.distance_m
             if k == TriggerKind.beyond:
                 on = pc.distance > d + HYSTERESIS_M if not self.active else pc.distance > d - HYSTERESIS_M
             else:
@@ -122,8 +121,12 @@ class TriggerState:
             self.was_in_view = seen or (self.was_in_view and pc.in_view)
             return self._fire_once(fire or self.want, pc, defer=True)
         if k == TriggerKind.leave:
-            enter = tr.enter_m if tr.enter_m is not None else 4.0
-            exit_ = tr.exit_m if tr.exit_m is not None else enter + 4.0
+            enter = tr.enter_m if tr.enter_m is not None else TRIGGER_DEFAULTS.enter_m
+            exit_ = (
+                tr.exit_m
+                if tr.exit_m is not None
+                else enter + TRIGGER_DEFAULTS.exit_m - TRIGGER_DEFAULTS.enter_m
+            )
             if pc.distance < enter:
                 self.entered = True
             fire = self.entered and pc.distance > exit_
@@ -142,7 +145,11 @@ class TriggerState:
                 return None
             away = pc.time - self.last_seen_t
             moved = ((pc.agent_xy[0] - self.seen_xy[0]) ** 2 + (pc.agent_xy[1] - self.seen_xy[1]) ** 2) ** 0.5
-            need_t = tr.away_s if tr.away_s is not None else (DEFAULT_AWAY_S if tr.leave_m is None else None)
+            need_t = (
+                tr.away_s
+                if tr.away_s is not None
+                else (TRIGGER_DEFAULTS.away_s if tr.leave_m is None else None)
+            )
             fire = (need_t is not None and away >= need_t) or (tr.leave_m is not None and moved >= tr.leave_m)
             if fire:
                 self.seen = False

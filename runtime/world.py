@@ -199,12 +199,6 @@ class World:
         except KeyError:
             raise BundleError(f"unknown object {oid!r}") from None
 
-    def by_index(self, index: int) -> ObjectState | None:
-        for st in self.objects.values():
-            if st.index == index:
-                return st
-        return None
-
     def part_world(self, st: ObjectState, ps: PartState) -> np.ndarray:
         return st.matrix() @ part_matrix(ps.part, ps.pose())
 

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from wac.bundle.reader import PLAN, TASK, Bundle
 from wac.errors import UsageError
 
 from .capture import Step, actions_text, run_steps
@@ -224,9 +225,8 @@ def validate_bundle(
         hypothesis_home()
     )  # its caches (constants, charmap) otherwise go to ./.hypothesis
 
-    from .selfcheck import load_bundle
-
-    bdir, task, plan = load_bundle(path)
+    bundle = Bundle.open(path)
+    bdir, task, plan = bundle.path, bundle.task(), bundle.plan()
     start_yaw = task.exploration.start.yaw_deg
     t0 = time.perf_counter()
     tried = {"n": 0, "valid": 0}
@@ -286,8 +286,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError("--examples must be at least 1")
     examples = args.examples or PROFILES[args.profile]
     for path in args.bundles:
-        if not (Path(path) / "selfcheck.json").is_file() and not Path(path).name == "selfcheck.json":
-            raise UsageError(f"{path}: not a bundle (a directory with task.json and selfcheck.json)")
+        if not (Path(path) / PLAN).is_file() and not Path(path).name == PLAN:
+            raise UsageError(f"{path}: not a bundle (a directory with {TASK} and {PLAN})")
     failed = 0
     remote = None
     if getattr(args, "backend", "local") == "ray":  # wac/backends.py: one Ray task per bundle

@@ -9,13 +9,12 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
-import traceback
 from pathlib import Path
 
 from wac import __version__
-from wac.errors import SourceErrors, UsageError, WacError
+from wac.errors import SourceErrors, UsageError
+from wac.exits import run_command
 
 
 def _sources(args) -> list[Path]:
@@ -309,6 +308,7 @@ def parser() -> argparse.ArgumentParser:
         "wac.compiler.derive_cli",
         "wac.runtime.commands",
         "wac.validation.selfcheck",
+        "wac.validation.validate",
         "wac.audit.runner",
         "wac.audit.mcp_server",
         "wac.audit.judge",
@@ -327,38 +327,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = parser()
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0) if exc.code in (0, None) else 2
-    try:
-        return int(args.func(args) or 0)
-    except SourceErrors as exc:
-        for d in exc.diagnostics:
-            print(d.render(), file=sys.stderr)
-        return 1
-    except UsageError as exc:
-        print(f"wac: error: {exc}", file=sys.stderr)
-        return 2
-    except WacError as exc:
-        print(f"wac: error: {exc}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # `wac taxonomy | head`: the reader left, which is no error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except KeyboardInterrupt:
-        print("wac: interrupted", file=sys.stderr)
-        return 130
-    except Exception:
-        with tempfile.NamedTemporaryFile("w", prefix="wac-crash-", suffix=".txt", delete=False) as fh:
-            traceback.print_exc(file=fh)
-            where = fh.name
-        print(
-            f"wac: internal error (a bug in wac, not in your task files); details written to {where}",
-            file=sys.stderr,
-        )
-        return 3
+    return run_command(parser(), argv)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,10 @@
-"""The one root exception of wac and its few direct subclasses (see docs/errors.md)."""
+"""Every exception wac raises on purpose, under one root (see docs/errors.md).
+
+Catch `WacError` to catch them all.  Where callers of a part of wac expect a builtin exception,
+the class mixes it in (Hypothesis's errors.py does the same): a `LedgerError` is also a
+`ValueError`.  The modules that raise them re-export them under their old names.  Exceptions
+used only for control flow inside one module (a private `_Stop`) never leave it and are not here.
+"""
 
 from __future__ import annotations
 
@@ -22,3 +28,68 @@ class SourceErrors(WacError):
 
 class BundleError(WacError):
     """A bundle on disk is missing, malformed or of another version."""
+
+
+# --- compiler ---------------------------------------------------------------------------------------
+
+
+class PlanError(WacError):
+    """No self-check plan can be made for a task (no reachable view point, no exposing actions);
+    the compiler reports it as a diagnostic with `hint`."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+# --- runtime ----------------------------------------------------------------------------------------
+
+
+class ActionError(UsageError):
+    """An action was malformed or out of range; nothing happened and no budget was spent."""
+
+
+class BudgetExhausted(WacError):
+    """The action budget is spent; further environment actions are refused."""
+
+
+# --- audit ------------------------------------------------------------------------------------------
+
+
+class AgentError(UsageError):
+    """An agent could not be made (unknown name, missing option)."""
+
+
+class ModelCallError(WacError):
+    """The model endpoint failed (HTTP error after retries, malformed response): not a score."""
+
+
+class LedgerError(WacError, ValueError):
+    """A flag or update that cannot be applied (unknown id, bad status, retracted bug...)."""
+
+
+class FrameRefError(WacError, ValueError):
+    """A frame ref that is malformed or names no archived frame."""
+
+
+class JudgeCallError(WacError, RuntimeError):
+    """A model call that produced no verdict (HTTP failure after retries, unparsable answer)."""
+
+
+class CorruptFile(WacError, ValueError):
+    """A run file that is not what wac wrote (hand-edited, truncated, another program's)."""
+
+
+# --- review -----------------------------------------------------------------------------------------
+
+
+class PlayError(WacError):
+    """A play request named no open session of this reviewer, or asked for something impossible."""
+
+
+class StoreError(WacError):
+    """The review database cannot be used (newer schema, not a review database, bad input)."""
+
+
+class AuthError(WacError):
+    """A write came without a valid reviewer token."""

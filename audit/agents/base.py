@@ -14,11 +14,7 @@ import inspect
 import re
 from typing import Protocol, runtime_checkable
 
-from wac.errors import UsageError
-
-
-class AgentError(UsageError):
-    """An agent could not be made (unknown name, missing option)."""
+from wac.errors import AgentError  # noqa: F401 - re-exported
 
 
 @runtime_checkable

@@ -29,7 +29,7 @@ import json
 import os
 import time
 
-from wac.errors import WacError
+from wac.errors import ModelCallError  # noqa: F401 - re-exported
 
 from ..limits import clip_args
 from .base import AgentError
@@ -38,10 +38,6 @@ NUDGE = (
     "Reply with a tool call: an environment action, a memory or bug tool, or done(summary) when the "
     "inspection is complete."
 )
-
-
-class ModelCallError(WacError):
-    """The model endpoint failed (HTTP error after retries, malformed response): not a score."""
 
 
 def system_prompt(tools, observation: str = "final") -> str:

@@ -107,13 +107,14 @@ class OracleAgent:
         return (found or have[-2:]), (have[-1] if have else "a0")
 
     def run(self, session) -> None:
-        from wac.bundle.model import Rubric
+        from wac.bundle.reader import Bundle
+        from wac.errors import BundleError
 
-        rubric_file = (self.bundle or bundle_dir(session)) / "rubric.json"
+        bundle = Bundle(self.bundle or bundle_dir(session))
         try:
-            rubric = Rubric.model_validate_json(rubric_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise AgentError(f"the oracle cannot read {rubric_file}: {exc}") from exc
+            rubric = bundle.rubric()  # the pipeline-check agent reads ground truth on purpose
+        except BundleError as exc:
+            raise AgentError(f"the oracle cannot read its rubric: {exc}") from exc
         session.call("observe")
         if session.plan is None:
             captioned, last = [], "a0"

@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 import time
 
+from wac.bundle.actions import MAX_MOVE_M, MOVE_M
+
 POSE = re.compile(r"pos \(x=(-?[\d.]+), y=(-?[\d.]+)\) yaw (-?[\d.]+) pitch (-?[\d.]+)")
 MOVED = re.compile(r"moved ([\d.]+) m of ([\d.]+) m")
-MAX_STEP_M = 4.0
 
 
 class _Stop(Exception):
@@ -89,7 +90,7 @@ class SweepAgent:
         """One forward move; (metres moved, 'ok' | 'edge' | 'blocked')."""
         res = self._act(
             "move",
-            {"distance_m": round(min(max(distance, 0.3), MAX_STEP_M), 2), "direction": "forward"},
+            {"distance_m": round(min(max(distance, MOVE_M[0]), MAX_MOVE_M), 2), "direction": "forward"},
             yaw=self.yaw,
         )
         if res.error:

@@ -12,6 +12,7 @@ import pytest
 
 from wac.audit.examples import ExampleLibrary
 from wac.audit.session import AuditSession, SessionOptions
+from wac.bundle import Bundle
 from wac.bundle.integrity import verify_bundle
 from wac.cli import main
 from wac.errors import BundleError
@@ -38,6 +39,18 @@ def _rehash(bundle: Path, rel: str) -> None:
 def test_an_intact_bundle_loads(copy):
     assert "task.json" in verify_bundle(copy)
     assert load_task(copy)[0].id == TASK
+
+
+def test_the_reader_opens_a_bundle_from_its_directory_or_files(copy):
+    for member in ("task.json", "selfcheck.json", "selfcheck.py"):
+        assert Bundle.open(copy / member).path == copy
+    b = Bundle.open(copy, verify=True)
+    assert b.task().id == b.context().task_id == b.plan().task_id == b.rubric().task_id == TASK
+    with pytest.raises(BundleError, match="not a bundle"):
+        Bundle.open(copy / "agent")
+    (copy / "selfcheck.json").write_text("{}")
+    with pytest.raises(BundleError, match="malformed selfcheck.json"):
+        b.plan()
 
 
 @pytest.mark.parametrize("rel", ["task.json", "agent/context.json", "selfcheck.json", "rubric.json"])

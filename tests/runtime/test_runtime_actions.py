@@ -137,3 +137,18 @@ def test_film_frames_during_an_action(make_env):
     assert all(f.frame.shape == (120, 160, 3) for f in r.film)
     assert r.frame.dtype == np.uint8
     assert r.film[0].frame.tobytes() != r.frame.tobytes()  # the view moved between film and final frame
+
+
+@pytest.mark.parametrize(
+    ("name", "key"), [("move", "distance_m"), ("turn", "degrees"), ("look", "degrees"), ("wait", "seconds")]
+)
+def test_the_tool_schemas_publish_the_ranges_the_runtime_checks(name, key):
+    from wac.audit.tools import live_tools
+
+    prop = {t.name: t for t in live_tools()}[name].parameters["properties"][key]
+    extra = {"direction": "forward"} if name == "move" else {}
+    for ok in (prop["minimum"], prop["maximum"]):
+        validate(Action.of(name, **{key: ok}, **extra))
+    for bad in (prop["minimum"] - 0.1, prop["maximum"] + 0.1):
+        with pytest.raises(ActionError, match="must be between"):
+            validate(Action.of(name, **{key: bad}, **extra))

@@ -138,25 +138,3 @@ def test_dynamic_objects_sleep_until_touched(make_env):
     assert env.world.get("bin_1").position[0] == pytest.approx(2.0, abs=1e-3)
     env.step("move 2")
     assert env.world.get("bin_1").position[0] > 2.05
-
-
-def test_queries_support_gap_and_penetration(make_env):
-    from wac.runtime import queries
-
-    t = task(
-        [box("a", (1.0, 1.0, 1.0), (3.0, 0.0, 0.0)), box("b", (1.0, 1.0, 1.0), (3.0, 3.0, 0.0))],
-        anomalies=[
-            anomaly(
-                [
-                    SetPose(target="a", position=(3.0, 0.0, 0.4)),
-                    SetPose(target="b", position=(3.0, 0.7, 0.4)),
-                ]
-            )
-        ],
-    )
-    c, p = make_env(t, "clean"), make_env(t)
-    assert queries.support_gap(c, "a") == pytest.approx(0.0, abs=0.01)
-    assert queries.support_gap(p, "a") == pytest.approx(0.4, abs=0.01)
-    assert queries.penetration_depth(c, "a", "b") == 0.0
-    assert queries.penetration_depth(p, "a", "b") == pytest.approx(0.3, abs=0.02)
-    assert queries.visible_pixels(p, "a") > 0 and queries.agent_height(p) == pytest.approx(0.0, abs=0.01)

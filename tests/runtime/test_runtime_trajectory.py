@@ -11,7 +11,8 @@ from rt_scenes import anomaly, box, showcase, task
 from wac.bundle.model import RemoveObject, Trigger, TriggerKind
 from wac.runtime import commands
 from wac.runtime.env import WorldEnv
-from wac.runtime.trajectory import read_trajectory, replay
+from wac.runtime.replay import replay
+from wac.runtime.trajectory import read_trajectory
 
 
 def _bundle(tmp_path, t):

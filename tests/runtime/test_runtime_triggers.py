@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 from rt_scenes import anomaly, bin_, box, task
 
-from wac.bundle.model import RemoveObject, SetMaterial, SetPhysics, SetVisible, Trigger, TriggerKind
+from wac.bundle.model import (
+    TRIGGER_DEFAULTS,
+    RemoveObject,
+    SetMaterial,
+    SetPhysics,
+    SetVisible,
+    Trigger,
+    TriggerKind,
+)
 from wac.runtime.triggers import Percept, TriggerState
 
 
@@ -83,6 +91,17 @@ def test_leave_enter_then_exit_deferred_while_in_view():
         ],
     )
     assert out == [None, None, None, "deferred", None, "on"]
+
+
+def test_a_leave_trigger_without_distances_uses_the_compilers_defaults():
+    d = TRIGGER_DEFAULTS
+    near, far = d.enter_m - 0.5, d.exit_m + 0.5
+    out, _ = run(
+        Trigger(kind=TriggerKind.leave), [pc(0, dist=near), pc(1, dist=d.exit_m - 0.5), pc(2, dist=far)]
+    )
+    assert out == [None, None, "on"]
+    out, _ = run(Trigger(kind=TriggerKind.leave), [pc(0, dist=d.enter_m + 0.5), pc(1, dist=far)])
+    assert out == [None, None]  # never came within enter_m: not armed
 
 
 def test_after_deferred_while_in_view():

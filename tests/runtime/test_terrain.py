@@ -131,7 +131,7 @@ task deck_crate on terrace {
 def test_a_target_seen_only_from_the_stairs_passes_its_self_check(project, tmp_path):
     """The compiler's plan walks up the flight; the runtime agent climbs it and sees the anomaly."""
     from wac.compiler.pipeline import compile_project
-    from wac.validation.selfcheck import check_bundle
+    from wac.validation.bundlecheck import check_bundle
 
     project("deck.wa", DECK, header="")
     out = tmp_path / "build"
@@ -217,7 +217,7 @@ task meadow_crate on meadow {
 
 def test_a_task_on_a_heightfield_passes_its_self_check(project, tmp_path):
     from wac.compiler.pipeline import compile_project
-    from wac.validation.selfcheck import check_bundle
+    from wac.validation.bundlecheck import check_bundle
 
     project("meadow.wa", MEADOW, header="")
     out = tmp_path / "build"

@@ -127,7 +127,7 @@ def test_push_into_deeper_than_the_object_is_refused(tmp_path):
 )
 def test_new_forms_pass_their_self_check(tmp_path, anomaly):
     pytest.importorskip("pybullet")
-    from wac.validation.selfcheck import check_bundle
+    from wac.validation.bundlecheck import check_bundle
 
     root = _project(
         tmp_path,
@@ -219,7 +219,7 @@ def test_extra_asset_takes_any_out_of_place_object_and_refuses_one_that_fits(tmp
 @pytest.mark.slow
 def test_extra_asset_passes_its_self_check(tmp_path):
     pytest.importorskip("pybullet")
-    from wac.validation.selfcheck import check_bundle
+    from wac.validation.bundlecheck import check_bundle
 
     root = _project(
         tmp_path,
@@ -234,7 +234,7 @@ def test_corrupted_frame_shows_in_the_perturbed_world_only(tmp_path):
     """The self-check reads the tint on the target's pixels in the perturbed frames, and the clean
     frames as the reference; the task changes no object, so nothing else may differ."""
     pytest.importorskip("pybullet")
-    from wac.validation.selfcheck import check_bundle
+    from wac.validation.bundlecheck import check_bundle
 
     root = _project(
         tmp_path,

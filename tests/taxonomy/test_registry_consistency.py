@@ -25,7 +25,7 @@ from wac.bundle.schemas import SCHEMAS, render
 from wac.compiler import operators, plan
 from wac.runtime import effects as fx
 from wac.taxonomy import registry as R
-from wac.validation import observables, pixelchecks, selfcheck
+from wac.validation import checks, observables, pixelchecks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -249,9 +249,9 @@ def unknown_kinds(*tables: set[str]) -> list[str]:
 
 
 def test_effect_kind_tables_name_real_kinds():
-    from wac.audit import metrics
+    from wac.audit import targets
 
-    tables = (selfcheck.CONTINUOUS, selfcheck.PHYSICAL, pixelchecks.LIGHT_EFFECTS, metrics.SCENE_WIDE)
+    tables = (checks.CONTINUOUS, checks.PHYSICAL, pixelchecks.LIGHT_EFFECTS, targets.SCENE_WIDE)
     assert unknown_kinds(*tables) == []
     assert unknown_kinds(*tables, {"set_flickr"}) == ["set_flickr"]
 

@@ -10,7 +10,7 @@ import pytest
 from compiler_cases import COMPILER_CASES
 from validation_helpers import BROKEN, build
 
-from wac.validation.selfcheck import check_bundle
+from wac.validation.bundlecheck import check_bundle
 
 # file -> (who catches it, words the message must contain)
 CASES = {

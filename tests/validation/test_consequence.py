@@ -7,7 +7,7 @@ import json
 import pytest
 from validation_helpers import BROKEN, build
 
-from wac.validation.selfcheck import check_bundle
+from wac.validation.bundlecheck import check_bundle
 
 
 def _task(tmp_path, body: str, name: str = "t"):

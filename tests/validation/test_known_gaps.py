@@ -29,7 +29,7 @@ def drum_bundle(tmp_path_factory):
 
 
 def test_weightless_drum_shows_in_the_perturbed_world_only(drum_bundle):
-    from wac.validation.selfcheck import check_bundle
+    from wac.validation.bundlecheck import check_bundle
 
     r = check_bundle(drum_bundle)
     assert r.passed, r.reasons

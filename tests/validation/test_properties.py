@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from validation_helpers import build
 
-from wac.validation.selfcheck import check_bundle
+from wac.validation.bundlecheck import check_bundle
 
 CI_EXAMPLES = int(os.environ.get("WAC_VALIDATION_EXAMPLES", "2"))
 LONG_EXAMPLES = 12

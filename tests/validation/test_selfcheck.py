@@ -19,7 +19,8 @@ from validation_helpers import ROOT, build
 from wac.bundle.integrity import write_manifest
 from wac.bundle.model import CompiledTask
 from wac.taxonomy.registry import registry
-from wac.validation.selfcheck import check_bundle, main
+from wac.validation.bundlecheck import check_bundle
+from wac.validation.selfcheck import main
 
 # the demonstration tasks the self-check passes on (see the report for the ones it does not)
 SAMPLE = [
@@ -155,7 +156,7 @@ def test_one_change_ignores_a_rounding_step_but_not_a_move():
     other rounds to 5.89 and 5.90 — float noise, not a second change; 5 cm is a change."""
     from types import SimpleNamespace
 
-    from wac.validation.selfcheck import check_one_change
+    from wac.validation.checks import check_one_change
 
     def sig(y):
         return (("present", True), ("position", (1.0, y, 0.0)), ("rotation", (0.0, 0.0, 0.0)))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from validation_helpers import ROOT, build
 
+from wac.bundle.reader import Bundle
 from wac.cli import main as wac
 from wac.validation import validate as V
-from wac.validation.selfcheck import load_bundle
 
 
 @pytest.fixture(scope="module")
@@ -18,13 +18,13 @@ def bundle(tmp_path_factory):
 
 
 def test_the_empty_variation_is_the_plan_itself(bundle):
-    _, task, plan = load_bundle(bundle)
+    task, plan = Bundle.open(bundle).task(), Bundle.open(bundle).plan()
     steps, moves = V.apply(plan, task.exploration.start.yaw_deg, V.Variation())
     assert [s.action for s in steps] == [s.action for s in plan.steps] and not moves
 
 
 def test_a_side_step_is_re_aimed_at_the_target(bundle):
-    _, task, plan = load_bundle(bundle)
+    task, plan = Bundle.open(bundle).task(), Bundle.open(bundle).plan()
     steps, moves = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=1.0, pause_s=2.0))
     texts = [s.text() for s in steps if s.action != "mark"]
     assert "turn 90" in texts and "move 1" in texts and "wait 2" in texts

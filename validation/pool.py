@@ -1,0 +1,67 @@
+"""Many self-checks at once: the bundles under build directories, checked in a process pool
+(`wac.backends.local_pool`, spawned workers: VTK/EGL and pybullet do not survive fork)."""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import as_completed
+from pathlib import Path
+
+from wac.bundle.reader import PLAN, TASK
+from wac.errors import UsageError
+
+from .bundlecheck import SelfCheckResult, safe_check
+
+
+def find_bundles(paths: list[str]) -> list[Path]:
+    """Bundle directories under the given build directories or bundles, sorted, de-duplicated."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_file() and p.name in (TASK, PLAN):
+            p = p.parent
+        if (p / PLAN).is_file():
+            out.append(p)
+        elif p.is_dir():
+            found = sorted(d for d in p.iterdir() if (d / PLAN).is_file())
+            if not found:
+                raise UsageError(f"{raw}: no bundles here (a build directory or a bundle with {PLAN})")
+            out += found
+        else:
+            raise UsageError(f"{raw}: no such build directory or bundle")
+    seen, uniq = set(), []
+    for b in out:
+        if b.resolve() not in seen:
+            seen.add(b.resolve())
+            uniq.append(b)
+    return uniq
+
+
+def run_many(
+    bundles: list[Path], jobs: int = 1, out: str | None = None, progress: bool = False
+) -> list[SelfCheckResult]:
+    """Self-check bundles in `jobs` processes; results in input order."""
+    results: dict[int, SelfCheckResult] = {}
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(bundles), unit="task", file=sys.stderr, leave=False, desc="selfcheck")
+    if jobs <= 1 or len(bundles) == 1:
+        for i, b in enumerate(bundles):
+            results[i] = safe_check(str(b), out)
+            if bar:
+                bar.update(1)
+    else:
+        from wac.backends import local_pool
+
+        # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
+        with local_pool(jobs, "spawn") as ex:
+            futs = {ex.submit(safe_check, str(b), out): i for i, b in enumerate(bundles)}
+            for f in as_completed(futs):
+                results[futs[f]] = f.result()
+                if bar:
+                    bar.update(1)
+    if bar:
+        bar.close()
+    return [results[i] for i in range(len(bundles))]
