@@ -102,11 +102,23 @@ class Store:
 
     # --- connections and migrations -------------------------------------------------------
     def connect(self) -> sqlite3.Connection:
-        try:
-            con = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
-            con.execute("PRAGMA journal_mode=WAL")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a review database: {exc}") from None
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            con = None
+            try:
+                con = sqlite3.connect(self.path, timeout=self.timeout_s, isolation_level=None)
+                con.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as exc:
+                if con is not None:
+                    con.close()
+                # switching a new file to WAL while another connection does the same fails at once
+                # with "database is locked" (SQLite does not wait on that lock): try again
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise StoreError(f"{self.path} is not a review database: {exc}") from None
+                time.sleep(0.05)
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path} is not a review database: {exc}") from None
         con.execute(f"PRAGMA busy_timeout={int(self.timeout_s * 1000)}")
         con.execute("PRAGMA foreign_keys=ON")
         con.row_factory = sqlite3.Row

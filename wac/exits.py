@@ -15,9 +15,37 @@ import traceback
 
 from wac.errors import SourceErrors, UsageError, WacError
 
+INTERRUPTED = 130
+SETTLE_S = 5.0  # after an interrupt, how long background threads get to finish
+
 
 def run_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
-    """Parse `argv` with `parser` and run `args.func(args)`; every outcome becomes an exit code."""
+    """Parse `argv` with `parser` and run `args.func(args)`; every outcome becomes an exit code.
+
+    An interrupted command leaves promptly: if a background thread (a process pool's manager
+    whose workers were killed, say) is still alive `SETTLE_S` after the command returned, the
+    process exits at once instead of waiting for it at interpreter shutdown."""
+    code = _run(parser, argv)
+    if code == INTERRUPTED:
+        _leave_promptly(code)
+    return code
+
+
+def _leave_promptly(code: int) -> None:
+    import threading
+    import time
+
+    deadline = time.monotonic() + SETTLE_S
+    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    for t in others:
+        t.join(max(0.0, deadline - time.monotonic()))
+    if any(t.is_alive() for t in others):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -39,7 +67,7 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         return 0
     except KeyboardInterrupt:
         print("wac: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     except Exception:
         with tempfile.NamedTemporaryFile("w", prefix="wac-crash-", suffix=".txt", delete=False) as fh:
             traceback.print_exc(file=fh)
