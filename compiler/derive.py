@@ -408,7 +408,7 @@ def derive_default(
             if take(group, *got):
                 break
         return used, made
-    from wac.backends import local_pool
+    from wac.backends import local_pool, stop_pool
 
     speak = _say_stderr if say else None
     with local_pool(jobs, "fork") as pool:  # Ctrl-C stops the environments being derived at once
@@ -423,8 +423,8 @@ def derive_default(
         while inflight:
             group, fut = inflight.pop(0)
             if take(group, *fut.result()):
-                for _, f in inflight:
-                    f.cancel()
+                if inflight:  # enough environments: the ones still deriving are not needed
+                    stop_pool(pool)
                 break
             nxt = next(pending, None)
             if nxt is not None:

@@ -4,6 +4,7 @@ one writer per run; an episode counts as finished only when it is complete."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -161,7 +162,7 @@ def test_ctrl_c_cancels_queued_work_at_once(built, tmp_path):
     proc = subprocess.Popen(
         cmd,
         start_new_session=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -174,8 +175,22 @@ def test_ctrl_c_cancels_queued_work_at_once(built, tmp_path):
     try:
         _, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:  # pragma: no cover - the failure this test exists for
-        os.killpg(proc.pid, signal.SIGKILL)
-        pytest.fail("wac eval did not stop within 60 s of Ctrl-C")
+        alive = proc.poll() is None
+        group = subprocess.run(
+            ["ps", "-o", "pid,stat,etime,args", "-g", str(proc.pid)], capture_output=True, text=True
+        )
+        if alive:
+            os.kill(proc.pid, signal.SIGABRT)  # PYTHONFAULTHANDLER: every thread's stack to stderr
+        try:
+            _, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            err = b""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail(
+            f"wac eval did not stop within 60 s of Ctrl-C (parent alive: {alive}); its process group:\n"
+            f"{group.stdout}\n{err.decode(errors='replace')[-6000:]}"
+        )
     took = time.monotonic() - t0
     assert took < 20, f"Ctrl-C took {took:.1f} s: queued work was not cancelled"
     assert b"Traceback" not in err, err.decode()[-2000:]

@@ -213,3 +213,33 @@ def test_an_operator_that_shows_in_every_frame_is_never_an_extra(project):
     ops = {stmt.split()[1] for _, stmt in derive.candidates(anchor, loader)}
     assert "swap_material" in ops and "corrupted_frame" not in ops
     assert {n for n, u in UNITS.items() if u.alone} == {"corrupted_frame"}
+
+
+def test_parallel_default_does_not_wait_for_environments_it_no_longer_needs(monkeypatch):
+    """With -j 2, once enough environments are full the one still deriving in the other process
+    is stopped (the run used to wait for it: tens of minutes on the shipped corpus)."""
+    import time
+
+    import wac.compiler.derive as D
+
+    groups = [[f"{env}_{i}" for i in range(3)] for env in "ab"]
+    order = list(groups)
+    D._rng(0, "environments").shuffle(order)
+    fast = order[0][0]
+
+    def fake_find(names, sources, loader):
+        return [D._Anchor(task=type("T", (), {"name": n})(), path=Path(n), lines=[]) for n in names]
+
+    def fake_derive(anchor, loader, out_dir, seed, check, say):  # runs in the forked workers
+        n = anchor.task.name
+        if n[0] != fast[0]:
+            time.sleep(120)
+        return [D.Derived(f"{n}_m2_c1", n, 2, 1, (), "")]
+
+    monkeypatch.setattr(D, "_find_anchors", fake_find)
+    monkeypatch.setattr(D, "_derive_anchor", fake_derive)
+    monkeypatch.setattr(D, "Loader", lambda root: None)
+    t0 = time.monotonic()
+    used, _ = D.derive_default(groups, [], Path("."), Path("."), 0, 3, None, None, 1, jobs=2)
+    assert used == order[0]
+    assert time.monotonic() - t0 < 60
