@@ -31,6 +31,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from wac.bundle.kinds import PRIMITIVES, target_kinds  # noqa: F401 - re-exported
 from wac.bundle.reader import PLAN, TASK, Bundle
 from wac.errors import BundleError
 
@@ -44,7 +45,6 @@ PREAMBLE = (
 
 
 # object shapes that name no kind of thing: two boxes are not "the same target"
-PRIMITIVES = frozenset({"box", "cylinder", "sphere", "capsule", "cone", "mesh"})
 
 
 @dataclass(frozen=True)
@@ -55,28 +55,6 @@ class Example:
     text: str
     figures: tuple[tuple[str, bytes], ...]  # (caption, PNG bytes), Figure 1 first
     demo: str = ""  # the demonstration task's id
-
-
-def target_kinds(task: dict) -> frozenset[str]:
-    """What a task's anomaly targets are, as words an answer would use: each target object's name,
-    synonyms and prefab (not a bare shape), lower-cased.  `task` is a bundle's task.json."""
-    objects = {o["id"]: o for o in task.get("scene", {}).get("objects", ())}
-    for anomaly in task.get("anomalies", ()):
-        for effect in anomaly.get("effects", ()):
-            obj = effect.get("object") if isinstance(effect, dict) else None
-            if obj:
-                objects.setdefault(obj["id"], obj)  # an object the anomaly adds
-    out: set[str] = set()
-    for anomaly in task.get("anomalies", ()):
-        for target in anomaly.get("targets", ()):
-            o = objects.get(target)
-            if o is None:
-                continue
-            words = [o.get("name", ""), *o.get("synonyms", ())]
-            if o.get("prefab") and o["prefab"] not in PRIMITIVES:
-                words += [o["prefab"], o["prefab"].replace("_", " ")]
-            out.update(w.strip().lower() for w in words if w and w.strip())
-    return frozenset(out)
 
 
 def bundle_target_kinds(bundle: Path) -> frozenset[str]:

@@ -16,12 +16,15 @@ The same sources, anchors and seed give byte-identical files.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
+from wac.bundle.kinds import target_kinds
 from wac.compiler import nodes as N
 from wac.compiler.assemble import build_world
 from wac.compiler.diagnostics import Collector
@@ -207,7 +210,38 @@ def _compiles(text: str, stem: str, out_dir: Path, loader: Loader, check=None) -
         loader._visible.pop(tmp.resolve(), None)
     if res.diagnostics or any(files is None for _, _, files, _ in res.tasks):
         return False
+    if not all(same_example(files) for _, _, files, _ in res.tasks):
+        return False
     return check is None or all(check(files) for _, _, files, _ in res.tasks)
+
+
+@cache
+def _demo_kinds(task_file: str) -> frozenset[str]:
+    """The target kinds of a demonstration task (compiled from the taxonomy's examples)."""
+    from importlib import resources
+
+    from wac.compiler.pipeline import compile_file
+
+    root = Path(str(resources.files("wac.taxonomy") / "examples"))
+    res = compile_file(root / task_file, Loader(root=root))
+    ((_, _, files, _),) = res.tasks
+    return target_kinds(json.loads(files["task.json"]))
+
+
+def _example(task: dict) -> str | None:
+    """The demonstration the example library shows with `task` (wac.audit.examples.choose_demo):
+    the first of its first anomaly's category sharing no target kind with the task."""
+    spec = registry().category(task["anomalies"][0]["category"])
+    mine = target_kinds(task)
+    return next((d.id for d in (spec.demos or (spec.demo,)) if not (_demo_kinds(d.task) & mine)), None)
+
+
+def same_example(files: dict[str, bytes]) -> bool:
+    """Whether a derived task is shown the same in-context example as its anchor alone: an extra
+    anomaly on an object of the example's kind would change the example, and the change would
+    hint at the extra's target."""
+    task = json.loads(files["task.json"])
+    return _example(task) == _example({**task, "anomalies": task["anomalies"][:1]})
 
 
 @dataclass

@@ -243,3 +243,24 @@ def test_parallel_default_does_not_wait_for_environments_it_no_longer_needs(monk
     used, _ = D.derive_default(groups, [], Path("."), Path("."), 0, 3, None, None, 1, jobs=2)
     assert used == order[0]
     assert time.monotonic() - t0 < 60
+
+
+def test_an_extra_anomaly_never_changes_the_anchors_in_context_example():
+    """The example shown with a task is the first demonstration of its category sharing no target
+    kind with it; an extra anomaly on, say, a table would swap the table demonstration for
+    another, and the swap would hint at the extra's target.  Such draws are not kept."""
+    from wac.compiler.derive import same_example
+
+    def task(extra_name: str) -> dict[str, bytes]:
+        objects = [
+            {"id": "sack_1", "name": "grain sack", "synonyms": ["sack"]},
+            {"id": "thing_1", "name": extra_name, "synonyms": []},
+        ]
+        anomalies = [
+            {"category": "missing_support", "targets": ["sack_1"], "effects": []},
+            {"category": "scale", "targets": ["thing_1"], "effects": []},
+        ]
+        return {"task.json": json.dumps({"scene": {"objects": objects}, "anomalies": anomalies}).encode()}
+
+    assert same_example(task("lamp post"))
+    assert not same_example(task("table"))  # the first missing-support demonstration floats a table
