@@ -315,7 +315,10 @@ def _compile_project(sources, root, out, jobs, progress, total, strict, sealed) 
         from wac.backends import local_pool
 
         _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
-        chunks = [todo[i :: jobs * 4] for i in range(jobs * 4)]
+        # contiguous runs of the sorted files: the tasks of one folder mostly share a scene, and a
+        # chunk lays out and grids each scene it meets once (a fresh loader per chunk)
+        ordered, k = sorted(todo), jobs * 4
+        chunks = [c for i in range(k) if (c := ordered[i * len(ordered) // k : (i + 1) * len(ordered) // k])]
         with local_pool(jobs, "fork") as pool:
             n = len(chunks)
             for chunk_result in pool.map(_compile_chunk, [root] * n, [cwd] * n, chunks, [sealed] * n):
