@@ -21,7 +21,6 @@ import shutil
 import sys
 import time
 import traceback
-from concurrent.futures import as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -304,7 +303,7 @@ def _run_locked(
         else:
             import os
 
-            from wac.backends import local_pool
+            from wac.backends import as_completed, local_pool
 
             # spawn: VTK/EGL and pybullet do not survive fork; Ctrl-C cancels queued episodes at
             # once and kills running ones (their `.partial` directories are redone on resume)

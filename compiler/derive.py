@@ -442,7 +442,7 @@ def derive_default(
             if take(group, *got):
                 break
         return used, made
-    from wac.backends import local_pool, stop_pool
+    from wac.backends import local_pool, result, stop_pool
 
     speak = _say_stderr if say else None
     with local_pool(jobs, "fork") as pool:  # Ctrl-C stops the environments being derived at once
@@ -456,7 +456,7 @@ def derive_default(
         inflight = [submit(g) for _, g in zip(range(jobs), pending, strict=False)]
         while inflight:
             group, fut = inflight.pop(0)
-            if take(group, *fut.result()):
+            if take(group, *result(fut)):
                 if inflight:  # enough environments: the ones still deriving are not needed
                     stop_pool(pool)
                 break

@@ -25,6 +25,9 @@ def test_an_interrupt_kills_running_workers_and_drops_the_queue(context):
         workers = list(ex._processes.values())
         raise KeyboardInterrupt
     assert time.monotonic() - t0 < 30, "the pool waited for its 60-second jobs"
+    deadline = time.monotonic() + 30  # killed; on a loaded machine a killed process may take a moment to go
+    while any(p.is_alive() for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert workers and not any(p.is_alive() for p in workers)
     assert sum(f.cancelled() for f in futs) >= 2  # the queue beyond the pool's prefetch: dropped
 
@@ -33,3 +36,28 @@ def test_a_normal_exit_waits_for_every_job():
     with local_pool(2, "fork") as ex:
         futs = [ex.submit(_sleep, 0.1) for _ in range(5)]
     assert [f.result() for f in futs] == [0.1] * 5
+
+
+def test_a_ctrl_c_that_lands_on_another_thread_stops_the_wait_at_once():
+    """The kernel may hand Ctrl-C to any thread of the process; a lock wait without a timeout in
+    the main thread is then not interrupted, and `wac eval` sat in `as_completed` until the next
+    episode finished (a minute and more on the large scenes).  `wac.backends.as_completed` wakes
+    regularly and raises the KeyboardInterrupt at once."""
+    import signal
+    import threading
+    from concurrent.futures import Future
+
+    from wac.backends import as_completed
+
+    slow: Future = Future()
+    threading.Timer(20, slow.set_result, (None,)).start()  # the stdlib version would wait for this
+
+    def interrupt_from_this_thread():
+        time.sleep(0.3)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_from_this_thread, daemon=True).start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        list(as_completed([slow]))
+    assert time.monotonic() - t0 < 5

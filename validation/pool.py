@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from concurrent.futures import as_completed
 from pathlib import Path
 
 from wac.bundle.reader import PLAN, TASK
@@ -53,7 +52,7 @@ def run_many(
             if bar:
                 bar.update(1)
     else:
-        from wac.backends import local_pool
+        from wac.backends import as_completed, local_pool
 
         # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
         with local_pool(jobs, "spawn") as ex:

@@ -94,3 +94,26 @@ def stop_pool(executor) -> None:
     for p in procs:
         with contextlib.suppress(Exception):
             p.join(5)
+
+
+def as_completed(futures, poll_s: float = 0.5) -> Iterator:
+    """Like `concurrent.futures.as_completed`, but the waiting thread wakes every `poll_s`.
+
+    A Ctrl-C that the kernel hands to another thread of the process (a pool's manager or feeder
+    thread) does not interrupt a lock wait without a timeout, so the main thread would only see
+    the KeyboardInterrupt when the next job finished; waking regularly handles it at once."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=poll_s, return_when=FIRST_COMPLETED)
+        yield from done
+
+
+def result(future, poll_s: float = 0.5):
+    """`future.result()`, waking every `poll_s` (see `as_completed`)."""
+    from concurrent.futures import wait
+
+    while not future.done():
+        wait([future], timeout=poll_s)
+    return future.result()
