@@ -106,17 +106,30 @@ def anachronism(cx: Context) -> Lowering | None:
     new = cx.new_object(a.new_object)
     if new is None:
         return None
+    words = _era_words(
+        cx,
+        new,
+        a.new_object.kind_span,
+        "anachronism needs a historical scene (`era medieval`, …) and an object of a later or earlier era",
+    )
+    if words is None:
+        return None
+    return Lowering((B.AddObject(target=new.id, object=new),), words, (new,))
+
+
+def _era_words(cx: Context, new: B.SceneObject, span, hint: str) -> dict | None:
+    """The rubric's era words for an object out of the scene's era, or None (E612) when its era
+    does not conflict with the scene's."""
     scene_era = cx.scene.era
     if not era_conflict(new.era, scene_era):
         cx.diag.error(
             "E612",
             f"a {new.name} (era {new.era}) does not conflict with the scene's era ({scene_era})",
-            a.new_object.kind_span,
-            "anachronism needs a historical scene (`era medieval`, …) and an object of a later or earlier era",
+            span,
+            hint,
         )
         return None
-    words = {"era_words": f"{new.era.replace('_', ' ')} era", "scene_era": scene_era.replace("_", " ")}
-    return Lowering((B.AddObject(target=new.id, object=new),), words, (new,))
+    return {"era_words": f"{new.era.replace('_', ' ')} era", "scene_era": scene_era.replace("_", " ")}
 
 
 @operator("extra_asset")
@@ -169,18 +182,8 @@ def replace(cx: Context) -> Lowering | None:
     new = make_object(thing, values, parts, None, set(), cx.diag)
     if new is None:
         return None
-    scene_era = cx.scene.era
-    if not era_conflict(new.era, scene_era):
-        cx.diag.error(
-            "E612",
-            f"a {new.name} (era {new.era}) does not conflict with the scene's era ({scene_era})",
-            cx.span("with"),
-            "pick a prefab of another era",
-        )
+    era = _era_words(cx, new, cx.span("with"), "pick a prefab of another era")
+    if era is None:
         return None
-    words = {
-        "with_name": new.name,
-        "era_words": f"{new.era.replace('_', ' ')} era",
-        "scene_era": scene_era.replace("_", " "),
-    }
+    words = {"with_name": new.name, **era}
     return Lowering((B.RemoveObject(target=o.id), B.AddObject(target=new.id, object=new)), words, (new,))
