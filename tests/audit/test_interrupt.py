@@ -45,6 +45,12 @@ def _eval_cmd(built: Path, run: Path) -> list[str]:
     return cmd
 
 
+def _foreground() -> None:
+    """In the child: Ctrl-C as in a terminal's foreground job (a test suite started in the background
+    by a non-interactive shell ignores SIGINT, and a child would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -94,6 +100,7 @@ def test_kill_and_resume_finishes_every_task_exactly_once_without_orphans(built,
         proc = subprocess.Popen(
             _eval_cmd(built, run),
             start_new_session=True,
+            preexec_fn=_foreground,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -162,6 +169,7 @@ def test_ctrl_c_cancels_queued_work_at_once(built, tmp_path):
     proc = subprocess.Popen(
         cmd,
         start_new_session=True,
+        preexec_fn=_foreground,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
