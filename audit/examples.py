@@ -31,7 +31,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from wac.bundle.kinds import PRIMITIVES, target_kinds  # noqa: F401 - re-exported
+from wac.bundle.kinds import PRIMITIVES, choose_demo, target_kinds  # noqa: F401 - re-exported
 from wac.bundle.reader import PLAN, TASK, Bundle
 from wac.errors import BundleError
 
@@ -60,13 +60,6 @@ class Example:
 def bundle_target_kinds(bundle: Path) -> frozenset[str]:
     """`target_kinds` of a built bundle (harness side: task.json holds the ground truth)."""
     return target_kinds(Bundle(Path(bundle)).task_json())
-
-
-def choose_demo(demos, kinds_of, avoid: frozenset[str] | set[str] = frozenset()):
-    """The first demonstration whose target kinds (`kinds_of(demo)`) share nothing with `avoid`
-    (the task's target kinds), or None when every one does."""
-    avoid = {a.lower() for a in avoid}
-    return next((d for d in demos if not (kinds_of(d) & avoid)), None)
 
 
 def default_cache_dir() -> Path:

@@ -28,3 +28,10 @@ def target_kinds(task: dict) -> frozenset[str]:
                 words += [o["prefab"], o["prefab"].replace("_", " ")]
             out.update(w.strip().lower() for w in words if w and w.strip())
     return frozenset(out)
+
+
+def choose_demo(demos, kinds_of, avoid: frozenset[str] | set[str] = frozenset()):
+    """The first demonstration whose target kinds (`kinds_of(demo)`) share nothing with `avoid`
+    (the task's target kinds), or None when every one does."""
+    avoid = {a.lower() for a in avoid}
+    return next((d for d in demos if not (kinds_of(d) & avoid)), None)

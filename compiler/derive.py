@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from wac.bundle.kinds import target_kinds
+from wac.bundle.kinds import choose_demo, target_kinds
 from wac.compiler import nodes as N
 from wac.compiler.assemble import build_world
 from wac.compiler.diagnostics import Collector
@@ -232,8 +232,8 @@ def _example(task: dict) -> str | None:
     """The demonstration the example library shows with `task` (wac.audit.examples.choose_demo):
     the first of its first anomaly's category sharing no target kind with the task."""
     spec = registry().category(task["anomalies"][0]["category"])
-    mine = target_kinds(task)
-    return next((d.id for d in (spec.demos or (spec.demo,)) if not (_demo_kinds(d.task) & mine)), None)
+    demo = choose_demo(spec.demos or (spec.demo,), lambda d: _demo_kinds(d.task), target_kinds(task))
+    return demo.id if demo is not None else None
 
 
 def same_example(files: dict[str, bytes]) -> bool:

@@ -25,6 +25,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from wac.backends import stop_pool
+
 
 def make_artifacts(bundle: str, build: str, out: str) -> str:
     """Render one task version's context and self-check evidence into `out` (a worker process)."""
@@ -142,6 +144,4 @@ class Artifacts:
     def shutdown(self) -> None:
         if self._pool is not None:
             # a render in progress is not waited for: its half-made folder is never renamed into place
-            for proc in list((self._pool._processes or {}).values()):
-                proc.terminate()
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            stop_pool(self._pool)
