@@ -73,7 +73,9 @@ def _inline(node, defs):
     return node
 
 
-_VALID_PARTS: set[str] = set()
+_VALID_PARTS: set[str] = set()  # shapes of validated parts
+_VALIDATED: dict[int, dict] = {}  # validated part documents, by identity
+_DUMPED: dict[int, tuple[B.SceneObject, dict]] = {}  # scene object -> its document
 _VALUE_CONSTRAINTS = frozenset(
     {
         "enum",
@@ -131,19 +133,20 @@ def _shape(node, schema: dict):
 def validate_task(task_json: dict) -> None:
     """Validate an emitted task document against the JSON Schema generated from the models.
 
-    Scene objects and materials, shared by the many tasks of a scene, are validated once each;
-    scene objects once per shape (`_shape`: alike but for values the schema does not constrain).
+    Scene objects and materials, shared by the many tasks of a scene, are validated once each:
+    an object document `dump_object` made (the same instance in another task of its scene) by
+    identity, others by content, then once per shape (`_shape`: alike but for values the schema
+    does not constrain).
     """
     whole, one_object, one_material = _validators()
     scene = task_json["scene"]
     whole.validate({**task_json, "scene": {**scene, "objects": [], "materials": {}}})
-    whole_scene = hashlib.sha256(canonical_json([scene["objects"], scene["materials"]])).hexdigest()
-    if whole_scene in _VALID_PARTS:  # another task of the scene had the same objects and materials
-        return
     for validator, items in ((one_object, scene["objects"]), (one_material, scene["materials"].values())):
         for item in items:
+            if _VALIDATED.get(id(item)) is item:  # this very document was validated before
+                continue
             exact = hashlib.sha256(canonical_json(item)).hexdigest()
-            if exact in _VALID_PARTS:  # the same object in another task of its scene
+            if exact in _VALID_PARTS:  # an equal object in another task of its scene
                 continue
             keyed = _shape(item, validator.schema) if validator is one_object else item
             key = hashlib.sha256(canonical_json(keyed)).hexdigest()
@@ -151,7 +154,19 @@ def validate_task(task_json: dict) -> None:
                 validator.validate(item)
                 _VALID_PARTS.add(key)
             _VALID_PARTS.add(exact)
-    _VALID_PARTS.add(whole_scene)
+            if validator is one_object:
+                _VALIDATED[id(item)] = item  # kept alive, so the id is not reused
+
+
+def dump_object(o: B.SceneObject) -> dict:
+    """The JSON document of a scene object, made once per instance: the tasks of a scene share
+    most of their (frozen) objects, and serialising them was a third of a build."""
+    hit = _DUMPED.get(id(o))
+    if hit is not None and hit[0] is o:
+        return hit[1]
+    doc = o.model_dump(mode="json", exclude_defaults=True)
+    _DUMPED[id(o)] = (o, doc)  # the instance is kept alive, so its id is not reused
+    return doc
 
 
 @lru_cache(maxsize=1)
@@ -195,8 +210,9 @@ def bundle_files(out: Lowered3) -> dict[str, bytes]:
     # size, and every consumer reads task.json through the models or the JSON Schema's defaults
     task_json = {
         "schema_version": out.task.schema_version,
-        **out.task.model_dump(mode="json", exclude_defaults=True),
+        **out.task.model_dump(mode="json", exclude_defaults=True, exclude={"scene": {"objects"}}),
     }
+    task_json["scene"]["objects"] = [dump_object(o) for o in out.task.scene.objects]
     validate_task(task_json)  # an independent check of the emitted document
     files = {
         R.TASK: canonical_json(task_json),

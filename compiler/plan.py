@@ -102,18 +102,18 @@ def _clear_line(grid: Grid, a: tuple[float, float], b: tuple[float, float], igno
     """Walkable straight segment between two points (inflated obstacles, no rise over a step)."""
     dist = math.dist(a, b)
     n = max(2, int(dist / (grid.cell / 2)))
-    last = None
-    for k in range(n + 1):
-        x = a[0] + (b[0] - a[0]) * k / n
-        y = a[1] + (b[1] - a[1]) * k / n
-        i, j = grid.cell_of(x, y)
-        if not (0 <= i < grid.reach.shape[0] and 0 <= j < grid.reach.shape[1]) or not grid.reach[i, j]:
+    k = np.arange(n + 1, dtype=float)  # the samples of the segment, all at once
+    x = a[0] + (b[0] - a[0]) * k / n
+    y = a[1] + (b[1] - a[1]) * k / n
+    i = ((y - grid.y0) // grid.cell).astype(int)  # Grid.cell_of, vectorised
+    j = ((x - grid.x0) // grid.cell).astype(int)
+    h, w = grid.reach.shape
+    if not ((i >= 0) & (i < h) & (j >= 0) & (j < w)).all() or not grid.reach[i, j].all():
+        return False
+    if grid.height is not None:
+        z = grid.height[i, j].astype(float)
+        if (np.abs(np.diff(z)) > AGENT_STEP_M + 1e-9).any():
             return False
-        if grid.height is not None:
-            z = float(grid.height[i, j])
-            if last is not None and abs(z - last) > AGENT_STEP_M + 1e-9:
-                return False
-            last = z
     return True
 
 
