@@ -140,6 +140,10 @@ class OperatorSpec:
     rubric: tuple[tuple[str, str], ...]  # (target|expected|inspection, template)
     defect_terms: tuple[str, ...]
     reference: tuple[str, ...]
+    # what the author should change when the self-check finds the change invisible ("" = generic)
+    if_invisible: str = ""
+    # the self-check observable for this operator, over its category's (None = the category's)
+    observable: str | None = None
 
     def category_for(self, trigger_class: str) -> Category | None:
         return dict(self.categories).get(trigger_class)
@@ -169,6 +173,12 @@ class Registry:
 
     def operators_for(self, cid: str) -> tuple[OperatorSpec, ...]:
         return tuple(o for o in self.operators if any(c == cid for _, c in o.categories))
+
+    def observable(self, operator: str, cid: str) -> str:
+        """The self-check observable of `operator` implanting category `cid`: the operator's own
+        (`observable:` in operators.yaml) over the category's."""
+        op = self.operator(operator)
+        return (op.observable if op is not None else None) or self.category(cid).observable
 
 
 def _load_yaml(name: str):
@@ -210,6 +220,8 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
         rubric=tuple((k, str(v)) for k, v in spec["rubric"].items()),
         defect_terms=tuple(str(t) for t in spec.get("defect_terms", ())),
         reference=tuple(spec.get("reference", ())),
+        if_invisible=" ".join(str(spec.get("if_invisible", "")).split()),
+        observable=spec.get("observable"),
     )
 
 
