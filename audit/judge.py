@@ -394,10 +394,14 @@ def rubric_data(entry: RubricEntry) -> dict:
     }
 
 
+class _BadVerdict(ValueError):
+    """A reply that is not the strict verdict; `verdict` asks once for a repair with its words."""
+
+
 def parse_verdict(text: str | None) -> tuple[int, str]:
-    """The strict verdict {"reason": str, "score": 0|1}; ValueError says what is wrong."""
+    """The strict verdict {"reason": str, "score": 0|1}; a ValueError (`_BadVerdict`) says what is wrong."""
     if text is None or not str(text).strip():
-        raise ValueError("empty reply")
+        raise _BadVerdict("empty reply")
     s = str(text).strip()
     fence = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", s, flags=re.S)
     if fence:
@@ -405,14 +409,14 @@ def parse_verdict(text: str | None) -> tuple[int, str]:
     try:
         value = json.loads(s)
     except ValueError as exc:
-        raise ValueError(f"not JSON: {exc.msg}") from None
+        raise _BadVerdict(f"not JSON: {exc.msg}") from None
     if not isinstance(value, dict) or set(value) != {"reason", "score"}:
-        raise ValueError("the object must have exactly the fields reason and score")
+        raise _BadVerdict("the object must have exactly the fields reason and score")
     score, reason = value["score"], value["reason"]
     if type(score) is not int or score not in (0, 1):
-        raise ValueError("score must be the integer 0 or 1")
+        raise _BadVerdict("score must be the integer 0 or 1")
     if not isinstance(reason, str) or not reason.strip():
-        raise ValueError("reason must be a non-empty string")
+        raise _BadVerdict("reason must be a non-empty string")
     return score, reason.strip()
 
 
@@ -502,7 +506,7 @@ class OpenAIJudge:
         text = self._ask(messages, usage)
         try:
             return parse_verdict(text)
-        except ValueError as exc:
+        except _BadVerdict as exc:
             why = str(exc)
         repair = messages + [
             {"role": "assistant", "content": text},
@@ -511,7 +515,7 @@ class OpenAIJudge:
         text = self._ask(repair, usage)
         try:
             return parse_verdict(text)
-        except ValueError as exc:
+        except _BadVerdict as exc:
             raise JudgeCallError(f"unparsable verdict after one repair request: {exc}") from None
 
 

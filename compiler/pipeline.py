@@ -312,20 +312,25 @@ def _compile_project(sources, root, out, jobs, progress, total, strict, sealed) 
     results: dict[Path, FileResult] = {}
     cwd = Path.cwd()
     if jobs > 1 and len(todo) >= 2 * jobs:
-        from wac.backends import local_pool
+        from wac.backends import as_completed, local_pool
 
         _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
         # contiguous runs of the sorted files: the tasks of one folder mostly share a scene, and a
         # chunk lays out and grids each scene it meets once (a fresh loader per chunk)
         ordered, k = sorted(todo), jobs * 4
         chunks = [c for i in range(k) if (c := ordered[i * len(ordered) // k : (i + 1) * len(ordered) // k])]
+        done: list[list[FileResult]] = [[] for _ in chunks]
         with local_pool(jobs, "fork") as pool:
-            n = len(chunks)
-            for chunk_result in pool.map(_compile_chunk, [root] * n, [cwd] * n, chunks, [sealed] * n):
-                for fr in chunk_result:
-                    results[fr.path] = fr
-                    if progress:
-                        progress(1)
+            # as_completed wakes the waiting thread, so a Ctrl-C stops the build at once (local_pool
+            # then drops the queued chunks and kills the running ones)
+            futs = {pool.submit(_compile_chunk, root, cwd, c, sealed): i for i, c in enumerate(chunks)}
+            for fut in as_completed(futs):
+                done[futs[fut]] = fut.result()
+                if progress:
+                    progress(len(done[futs[fut]]))
+        for chunk_result in done:  # in the files' order, whichever chunk finished first
+            for fr in chunk_result:
+                results[fr.path] = fr
     else:
         loader = Loader(root=root, cwd=cwd)
         for f in todo:

@@ -217,6 +217,7 @@ def _make_plan(
     task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo: dict | None = None
 ) -> B.SelfCheckPlan:
     cat = registry().category(low.category)
+    observable = registry().observable(low.spec.name, low.category)  # the operator's, else the category's
     kind = plan_kind(low)
     focus = low.focus
     if focus is not None:
@@ -249,7 +250,7 @@ def _make_plan(
         return B.SelfCheckPlan(
             task_id=task_id,
             category=cat.id.value,
-            observable=cat.observable,
+            observable=observable,
             expect=_expect(low),
             steps=tuple(steps),
             actions_needed=2,
@@ -379,7 +380,7 @@ def _make_plan(
     return B.SelfCheckPlan(
         task_id=task_id,
         category=cat.id.value,
-        observable=cat.observable,
+        observable=observable,
         expect=_expect(low),
         steps=tuple(steps),
         actions_needed=n,
@@ -596,5 +597,7 @@ def _exposing(
 
 
 def _expect(low: Lowered) -> str:
-    cat = registry().category(low.category)
-    return f"{cat.observable.replace('_', ' ')} differs between the clean and perturbed worlds ({low.spec.summary})"
+    observable = registry().observable(low.spec.name, low.category)
+    return (
+        f"{observable.replace('_', ' ')} differs between the clean and perturbed worlds ({low.spec.summary})"
+    )

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from wac.compiler.pipeline import compile_project
 from wac.compiler.resolve import load_stdlib
+from wac.errors import SourceErrors
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "prefabs.md"
 BEGIN, END = "<!-- GEN:prefab_sizes -->", "<!-- /GEN:prefab_sizes -->"
@@ -48,7 +49,7 @@ def prefab_sizes() -> dict[str, tuple[float, float, float]]:
         (root / "t.wa").write_text(source, encoding="utf-8")
         res = compile_project([root / "t.wa"], root, out=root / "out")
         if not res.ok:
-            raise RuntimeError("\n".join(d.render() for d in res.diagnostics))
+            raise SourceErrors(res.diagnostics)
         task = json.loads((root / "out" / "sizes_task" / "task.json").read_text(encoding="utf-8"))
     boxes = {o["id"]: (o["aabb_min"], o["aabb_max"]) for o in task["scene"]["objects"]}
     out = {}
@@ -78,4 +79,7 @@ def write(path: Path = DOC) -> Path:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    print(write(Path(sys.argv[1]) if len(sys.argv) > 1 else DOC))
+    try:
+        print(write(Path(sys.argv[1]) if len(sys.argv) > 1 else DOC))
+    except SourceErrors as exc:
+        sys.exit("\n".join(d.render() for d in exc.diagnostics))

@@ -12,23 +12,22 @@ triggers and logs every trigger transition to `events` (never part of what the a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from wac.bundle import model as B
-from wac.bundle.model import CompiledTask, TriggerKind
+from wac.bundle.model import CompiledTask
 from wac.bundle.reader import Bundle
 from wac.errors import UsageError, WacError
 
-from . import effects as fx
 from . import mechanics
 from .actions import Action, ActionError, BudgetExhausted, coerce, validate
+from .anomaly_triggers import AnomalyTriggers, LiveAnomaly
 from .perception import attempt_text
 from .physics import DT, RAY_ALL, Physics
 from .render import Camera, Renderer
-from .triggers import Percept, TriggerEvent, TriggerState
+from .triggers import TriggerEvent, TriggerState
 from .world import World
 
 WALK_SPEED = 1.4
@@ -36,13 +35,9 @@ TURN_SPEED = 120.0
 LOOK_SPEED = 90.0
 INTERACT_S = 0.5
 REACH_M = 3.0
-VIEW_RANGE_M = 60.0
-MAX_VIEW_RAYS = 48  # rays cast per in-view test of a target's box grid
 CONTROL_EVERY = 6  # physics steps per control tick (0.05 s)
 PITCH_LIMIT = 89.0
 RESPAWN_DEPTH_M = 10.0  # an agent that falls this far below the ground respawns at the start
-# effects that place an object: under a static anomaly it is frozen where they put it
-PLACEMENTS = (B.SetPose, B.SetPartPose, B.AddObject)
 SETTLE_S = 6.0  # how long an action keeps time running for a falling agent to land or respawn
 
 
@@ -91,14 +86,6 @@ class StepResult:
     ok: bool = True
 
 
-@dataclass
-class _Anomaly:
-    index: int
-    spec: object
-    trig: TriggerState
-    undos: list = field(default_factory=list)
-
-
 def load_task(bundle_or_task) -> tuple[CompiledTask, Path | None]:
     """A CompiledTask from a task object, a bundle directory (verified against its manifest: a
     damaged bundle is not run) or its task.json (read as it is)."""
@@ -108,7 +95,7 @@ def load_task(bundle_or_task) -> tuple[CompiledTask, Path | None]:
     return bundle.task(), bundle.path
 
 
-class WorldEnv:
+class WorldEnv(AnomalyTriggers):
     """A first-person world over one bundle variant (see module docstring)."""
 
     def __init__(
@@ -175,10 +162,10 @@ class WorldEnv:
         self.events = []
         self._interacted: set[str] = set()
         self._bounds = np.asarray(ex.bounds, dtype=float)
-        self.anomalies: list[_Anomaly] = []
+        self.anomalies: list[LiveAnomaly] = []
         if self.variant == "perturbed":
             for i, an in enumerate(self.task.anomalies):
-                self.anomalies.append(_Anomaly(i, an, TriggerState(an.trigger)))
+                self.anomalies.append(LiveAnomaly(i, an, TriggerState(an.trigger)))
         for an in self.anomalies:
             if an.trig.initial():
                 an.trig.active = True
@@ -202,34 +189,6 @@ class WorldEnv:
             self.recorder = TrajectoryWriter(self.record_dir, self)
             self.recorder.write_step(res)
         return res
-
-    def _freeze_overlaps(self) -> None:
-        """Freeze simulated objects that a static anomaly made interpenetrate a frozen one (push_into)."""
-        frozen = [st for st in self.world.objects.values() if st.frozen]
-        if not frozen:
-            return
-        ph = self.physics
-        changed = False
-        for st in self.world.objects.values():
-            if not st.simulated:
-                continue
-            mine = [b for b, part in ph.bodies.get(st.id, []) if part is None]
-            for other in frozen:
-                theirs = [
-                    b for b, part in ph.bodies.get(other.id, []) if part is None or not part.startswith("#")
-                ]
-                if any(
-                    pt[8] < -0.005
-                    for a in mine
-                    for b in theirs
-                    for pt in ph.p.getClosestPoints(a, b, 0.0, physicsClientId=ph.cid)
-                ):
-                    st.frozen = True
-                    st.bump()
-                    changed = True
-                    break
-        if changed:
-            ph.sync()
 
     def close(self) -> None:
         if self.recorder is not None:
@@ -621,175 +580,6 @@ class WorldEnv:
             return f"you use the {name}"
 
         return run
-
-    # triggers ----------------------------------------------------------------------------------
-    def _target_box(self, an: _Anomaly):
-        spec = an.spec
-        for tid in spec.targets:
-            if tid in self.world.objects:
-                return self.world.aabb(self.world.objects[tid])
-        for eff in spec.effects:
-            if isinstance(eff, B.AddObject):
-                return np.asarray(eff.object.aabb_min, dtype=float), np.asarray(
-                    eff.object.aabb_max, dtype=float
-                )
-            if isinstance(eff, B.AddHole | B.AddBlocker):
-                c, s = np.asarray(eff.position, dtype=float), np.asarray(eff.size, dtype=float)
-                return c - [s[0] / 2, s[1] / 2, 0], c + [s[0] / 2, s[1] / 2, s[2]]
-            if eff.target in self.world.objects:
-                return self.world.aabb(self.world.objects[eff.target])
-        return None
-
-    def target_in_view(self, an: _Anomaly, box=None) -> bool:
-        """Whether any of the target can be on screen: sample points of its box (its centre and
-        inner corners first; then a grid over the whole box, for a long or tall target whose
-        centre is off screen while an end is not) inside the view frustum, with a clear line to
-        the eye or landing on the target."""
-        box = box if box is not None else self._target_box(an)
-        if box is None:
-            return False
-        lo, hi = box
-        c = (lo + hi) / 2
-        inner = [c] + [c + 0.8 * (np.array(k) - c) for k in _corners(lo, hi)]
-        if self._any_visible(an, inner):
-            return True
-        return self._any_visible(an, _box_grid(lo, hi))
-
-    def _any_visible(self, an: _Anomaly, pts) -> bool:
-        cam = self.camera()
-        eye = np.asarray(cam.eye)
-        f, up = cam.forward(), cam.up()
-        right = np.cross(f, up)
-        th = math.tan(math.radians(self.hfov) / 2)
-        tv = th * self.height / self.width
-        cand = []
-        for p in pts:
-            d = p - eye
-            z = float(d @ f)
-            if z <= 0.05 or np.linalg.norm(d) > VIEW_RANGE_M:
-                continue
-            if abs(float(d @ right)) / z <= th and abs(float(d @ up)) / z <= tv:
-                cand.append(p)
-        if not cand:
-            return False
-        if len(cand) > MAX_VIEW_RAYS:
-            cand = [cand[i] for i in np.linspace(0, len(cand) - 1, MAX_VIEW_RAYS).round().astype(int)]
-        targets = set(an.spec.targets) | {e.target for e in an.spec.effects if e.target}
-        for ref, frac in self.physics.rays([eye] * len(cand), cand):
-            if ref is None or ref.kind == "agent" or (ref.object_id in targets) or frac > 0.97:
-                return True
-        return False
-
-    def _update_triggers(self) -> None:
-        foot = self.physics.agent_position()
-        contacts_needed = any(a.trig.trigger.kind == TriggerKind.contact for a in self.anomalies)
-        for an in self.anomalies:
-            if an.trig.done and an.trig.trigger.kind not in (
-                TriggerKind.beyond,
-                TriggerKind.within,
-                TriggerKind.every,
-            ):
-                continue
-            k = an.trig.trigger.kind
-            if k == TriggerKind.always:
-                continue
-            box = self._target_box(an)
-            if box is not None:
-                lo, hi = box
-                dx = max(lo[0] - foot[0], 0.0, foot[0] - hi[0])
-                dy = max(lo[1] - foot[1], 0.0, foot[1] - hi[1])
-                dist = float(math.hypot(dx, dy))
-            else:
-                dist = math.inf
-            in_view = (
-                self.target_in_view(an, box)
-                if k in (TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after)
-                else False
-            )
-            contact = False
-            if contacts_needed and k == TriggerKind.contact:
-                contact = any(self.physics.touching(t) for t in an.spec.targets if t in self.world.objects)
-            interacted = bool(set(an.spec.targets) & self._interacted)
-            pc = Percept(self.sim_time, in_view, dist, (float(foot[0]), float(foot[1])), contact, interacted)
-            res = an.trig.update(pc)
-            seen = (
-                in_view
-                if k in (TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after)
-                else None
-            )
-            if res == "deferred":
-                self._log(an, "deferred", "target in view", True)
-            elif res == "on":
-                push = None
-                if k == TriggerKind.contact and box is not None:
-                    d = (box[0][:2] + box[1][:2]) / 2 - foot[:2]
-                    n = float(np.linalg.norm(d))
-                    push = (float(d[0] / n), float(d[1] / n)) if n > 1e-6 else None
-                self._switch(an, True, f"distance {dist:.2f} m", push, seen)
-            elif res == "off":
-                self._switch(an, False, f"distance {dist:.2f} m", in_view=seen)
-        self._interacted.clear()
-
-    def _switch(self, an: _Anomaly, on: bool, detail: str, push=None, in_view: bool | None = None) -> None:
-        """Apply (or undo) an anomaly's effects and log it; `in_view` is whether its target was in view
-        this tick (computed here, before the change, when the trigger did not need it)."""
-        if in_view is None:
-            in_view = self.target_in_view(an)
-        if on:
-            ctx = fx.EffectContext(self.world, self.physics, push, self.sim_time)
-            if an.undos and an.trig.trigger.kind in (TriggerKind.contact, TriggerKind.interact):
-                an.undos = []  # re-applied on a repeated contact: keep the current state as the base
-            for eff in an.spec.effects:
-                if isinstance(eff, B.SetPhysics):
-                    self.physics.sync()  # kicks go to the current bodies
-                an.undos.append(fx.apply(eff, ctx))
-                if an.trig.trigger.kind == TriggerKind.always and isinstance(eff, PLACEMENTS):
-                    # a static misplacement (float, sink, push_into, pile, ...) must stay as placed:
-                    # physics would otherwise drop it or push the overlap apart
-                    st = self.world.get(eff.object.id if isinstance(eff, B.AddObject) else eff.target)
-                    st.frozen = True
-                    st.bump()
-            self._log(an, "fired", detail, in_view)
-        else:
-            for undo in reversed(an.undos):
-                undo()
-            an.undos = []
-            self._log(an, "deactivated", detail, in_view)
-
-    def _log(self, an: _Anomaly, event: str, detail: str, in_view: bool) -> None:
-        ev = TriggerEvent(
-            self.steps,
-            self.sim_time,
-            an.index,
-            an.spec.operator,
-            str(an.spec.trigger.kind),
-            event,
-            detail,
-            bool(in_view),
-        )
-        self.events.append(ev)
-        if self.recorder is not None:
-            self.recorder.write_event(ev)
-
-    def trigger_count(self, index: int = 0) -> int:
-        """How many times anomaly `index` fired (for checks)."""
-        return sum(1 for e in self.events if e.anomaly == index and e.event == "fired")
-
-
-def _corners(lo, hi):
-    return [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
-
-
-def _box_grid(lo, hi, spacing_m: float = 1.0, most: int = 6) -> list[np.ndarray]:
-    """Points spread over a box (ends and faces included, a hair inside), about `spacing_m`
-    apart and at most `most` a side: the parts of a long or tall target."""
-    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-    inset = (hi - lo) * 0.01
-    axes = [
-        np.linspace(a + e, b - e, int(min(most, max(2, math.ceil((b - a) / spacing_m) + 1))))
-        for a, b, e in zip(lo, hi, inset, strict=True)
-    ]
-    return [np.array((x, y, z)) for x in axes[0] for y in axes[1] for z in axes[2]]
 
 
 __all__ = [

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from wac.bundle.reader import INDEX, is_build, read_index
+from wac.errors import BundleError
 
 
 def scene_bundles(build: Path) -> list[tuple[str, Path]]:
@@ -50,7 +51,7 @@ def make_sheet(build: Path, width: int = 320, height: int = 240, columns: int = 
 
     items = [(label, scene_pair(b, width, height)) for label, b in scene_bundles(build)]
     if not items:
-        raise SystemExit(f"{build}: no tasks in index.json")
+        raise BundleError(f"{build}: no tasks in {INDEX}")
     return contact_sheet(items, columns=columns)
 
 
@@ -68,7 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     from .trajectory import save_png
 
     a.output.parent.mkdir(parents=True, exist_ok=True)
-    save_png(a.output, make_sheet(a.build, a.width, a.height, a.columns))
+    try:
+        sheet = make_sheet(a.build, a.width, a.height, a.columns)
+    except BundleError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    save_png(a.output, sheet)
     print(a.output)
     return 0
 

@@ -16,6 +16,8 @@ from importlib import resources
 
 import yaml
 
+from wac.errors import TaxonomyError  # re-exported: raised here
+
 
 class Family(StrEnum):
     static_physics = "static_physics"
@@ -68,7 +70,7 @@ def check_plan_kind(where: str, kind: str | None) -> str | None:
     if kind is not None and kind not in PLAN_KINDS:
         near = difflib.get_close_matches(kind, PLAN_KINDS, n=1)
         hint = f"; did you mean {near[0]!r}?" if near else ""
-        raise ValueError(
+        raise TaxonomyError(
             f"{where}: unknown self-check plan kind {kind!r}{hint} (known: {', '.join(PLAN_KINDS)})"
         )
     return kind
@@ -140,6 +142,10 @@ class OperatorSpec:
     rubric: tuple[tuple[str, str], ...]  # (target|expected|inspection, template)
     defect_terms: tuple[str, ...]
     reference: tuple[str, ...]
+    # what the author should change when the self-check finds the change invisible ("" = generic)
+    if_invisible: str = ""
+    # the self-check observable for this operator, over its category's (None = the category's)
+    observable: str | None = None
 
     def category_for(self, trigger_class: str) -> Category | None:
         return dict(self.categories).get(trigger_class)
@@ -169,6 +175,12 @@ class Registry:
 
     def operators_for(self, cid: str) -> tuple[OperatorSpec, ...]:
         return tuple(o for o in self.operators if any(c == cid for _, c in o.categories))
+
+    def observable(self, operator: str, cid: str) -> str:
+        """The self-check observable of `operator` implanting category `cid`: the operator's own
+        (`observable:` in operators.yaml) over the category's."""
+        op = self.operator(operator)
+        return (op.observable if op is not None else None) or self.category(cid).observable
 
 
 def _load_yaml(name: str):
@@ -210,6 +222,8 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
         rubric=tuple((k, str(v)) for k, v in spec["rubric"].items()),
         defect_terms=tuple(str(t) for t in spec.get("defect_terms", ())),
         reference=tuple(spec.get("reference", ())),
+        if_invisible=" ".join(str(spec.get("if_invisible", "")).split()),
+        observable=spec.get("observable"),
     )
 
 
@@ -219,11 +233,11 @@ def _demo(cid: str, spec: dict, demo_id: str = "") -> Demo:
         (str(f[0]), int(f[1]), str(f[2]) if len(f) > 2 else "") for f in spec.get("figure_frames", ())
     )
     if frames and len(frames) != len(figures):
-        raise ValueError(
+        raise TaxonomyError(
             f"{cid}: demo figure_frames needs one entry per figure ({len(figures)}), got {len(frames)}"
         )
     if any(v not in ("clean", "perturbed") for v, _, _ in frames):
-        raise ValueError(f"{cid}: demo figure_frames variants must be 'clean' or 'perturbed'")
+        raise TaxonomyError(f"{cid}: demo figure_frames variants must be 'clean' or 'perturbed'")
     return Demo(
         task=spec["task"],
         figures=figures,
@@ -245,15 +259,15 @@ def _alternatives(cids: set[str]) -> dict[str, tuple[Demo, ...]]:
     out: dict[str, tuple[Demo, ...]] = {}
     for cid, entries in index.items():
         if cid not in cids:
-            raise ValueError(f"{INCONTEXT_INDEX}: unknown category {cid!r}")
+            raise TaxonomyError(f"{INCONTEXT_INDEX}: unknown category {cid!r}")
         demos = []
         for e in entries:
             demo_id = str(e.get("id", ""))
             source = root.joinpath(*str(e["task"]).split("/"))
             if not demo_id or not source.is_file():
-                raise ValueError(f"{INCONTEXT_INDEX}: {cid}: needs an `id` and an existing `task` file")
+                raise TaxonomyError(f"{INCONTEXT_INDEX}: {cid}: needs an `id` and an existing `task` file")
             if not re.search(rf"^task\s+{re.escape(demo_id)}\s", source.read_text(encoding="utf-8"), re.M):
-                raise ValueError(f"{INCONTEXT_INDEX}: {cid}: {e['task']} declares no task {demo_id!r}")
+                raise TaxonomyError(f"{INCONTEXT_INDEX}: {cid}: {e['task']} declares no task {demo_id!r}")
             demos.append(_demo(cid, e, demo_id))
         out[cid] = tuple(demos)
     return out

@@ -61,3 +61,42 @@ def test_a_ctrl_c_that_lands_on_another_thread_stops_the_wait_at_once():
     with pytest.raises(KeyboardInterrupt):
         list(as_completed([slow]))
     assert time.monotonic() - t0 < 5
+
+
+def _stuck_chunk(root, cwd, paths, sealed=False):
+    time.sleep(60)
+    return []
+
+
+def test_a_ctrl_c_stops_a_parallel_build_at_once(tmp_path, monkeypatch):
+    """`wac build -j 2` waits on its chunks through `wac.backends.as_completed`: a Ctrl-C that lands
+    on another thread stops it at once and kills the workers, instead of waiting for a chunk."""
+    import signal
+    import threading
+
+    from wac.compiler import pipeline
+
+    for i in range(4):
+        (tmp_path / f"t{i}.wa").write_text("", encoding="utf-8")
+    monkeypatch.setattr(pipeline, "_compile_chunk", _stuck_chunk)  # the forked workers inherit it
+    started = threading.Event()
+
+    def interrupt_from_this_thread():
+        started.wait(60)
+        time.sleep(0.5)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    from concurrent.futures import ProcessPoolExecutor
+
+    real_submit = ProcessPoolExecutor.submit
+
+    def submit(self, *args, **kwargs):
+        started.set()
+        return real_submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
+    threading.Thread(target=interrupt_from_this_thread, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        t0 = time.monotonic()
+        pipeline.compile_project([tmp_path], tmp_path, jobs=2)
+    assert time.monotonic() - t0 < 20, "the build waited for its 60-second chunks"

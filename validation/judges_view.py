@@ -31,7 +31,7 @@ COLOUR_DIST = 70.0  # shading and texture filtering alone shift a mean colour by
 
 def measure_visibility(env, task) -> dict:
     """Is each focus object geometrically in view and unobstructed (physics rays), and its render mode."""
-    from wac.runtime.env import VIEW_RANGE_M
+    from wac.runtime.anomaly_triggers import VIEW_RANGE_M
 
     w, ph = env.world, env.physics
     cam = env.camera()

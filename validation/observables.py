@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from wac.bundle.model import CompiledTask
+from wac.errors import UnknownObservable
 
 from .capture import Run
 from .judges_appearance import judge_light_pair, judge_material_pair, measure_light
@@ -51,7 +52,7 @@ from .judges_temporal import (
 from .judges_view import judge_apparent, judge_visibility, measure_visibility
 from .readings import Reading, base_state
 
-__all__ = ["OBSERVABLES", "Observable", "Reading", "observable"]
+__all__ = ["OBSERVABLES", "Observable", "Reading", "UnknownObservable", "observable"]
 
 
 @dataclass(frozen=True)
@@ -112,4 +113,6 @@ def observable(name: str) -> Observable:
     try:
         return OBSERVABLES[name]
     except KeyError:
-        raise KeyError(f"unknown observable {name!r} (known: {', '.join(sorted(OBSERVABLES))})") from None
+        raise UnknownObservable(
+            f"unknown observable {name!r} (known: {', '.join(sorted(OBSERVABLES))})"
+        ) from None

@@ -28,29 +28,17 @@ LIGHT_EFFECTS = {"set_light", "set_flicker", "set_day_night"}
 UNSEEN_TRIGGERS = {TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after}
 WATCHED_CATEGORIES = {"existence", "static_attribute"}
 
-# what to change, per operator, when a change does not show
-_ADVICE = {
-    "rotate": "a turn of a shape that looks the same turned (a round bin, a ball, a pole) shows nothing: turn it "
-    "about another axis, by another angle, or pick an object with a front",
-    "misalign": "a turn of a shape that looks the same turned shows nothing: pick an object with a front",
-    "mirror": "a mirror image of a symmetric object is the same picture: pick an object with a distinct left and right",
-    "invert": "an object that looks the same upside down shows nothing: pick one with a distinct top",
-    "tilt": "tilt it further or pick a taller object",
-    "duplicate": "the copy stands (almost) where the original is: give it an offset of at least its own size",
-    "recolor": "the new colour is too close to what the object already looks like: pick a colour far from it",
-    "swap_material": "the new material looks like the old one from the evidence view: pick one of another colour",
-    "missing_texture": "the object's texture is too plain for its loss to show: pick a textured object",
-    "transparent": "what shows through looks like the object itself: pick a target in front of a contrasting background",
-    "scale": "scale it more, or pick an object that fills more of the view",
-    "float": "raise it more, or pick an object the plan sees from nearer",
-    "sink": "sink it deeper, or pick an object the plan sees from nearer",
-    "move": "move it farther (at least its own size), or pick an object the plan sees from nearer",
-    "relocate": "move it farther, or pick an object the plan sees from nearer",
-    "drift": "make the drift faster or longer",
-    "tremble": "make the trembling larger",
-    "hide": "pick an object that fills more of the view, or one that stands out from what is behind it",
-    "spawn": "pick a larger object, or one that stands out from what is behind it",
-}
+# what to change when a change does not show, for an operator whose spec gives no `if_invisible:`
+# (taxonomy/operators.yaml)
+DEFAULT_IF_INVISIBLE = "make the change larger, or pick a target the plan sees from nearer"
+
+
+def if_invisible(operator: str) -> str:
+    """What the author should change when `operator`'s change does not show: its spec's advice."""
+    from wac.taxonomy.registry import registry
+
+    spec = registry().operator(operator)
+    return (spec.if_invisible if spec is not None else "") or DEFAULT_IF_INVISIBLE
 
 
 def is_visual(category: str) -> bool:
@@ -89,7 +77,7 @@ def check_visible(
     best = best_change(pairs, ids)
     what = f"{', '.join(ids)}'s" if ids else "the frame's"
     reasons, notes = [], []
-    advice = _ADVICE.get(an.operator, "make the change larger, or pick a target the plan sees from nearer")
+    advice = if_invisible(an.operator)
     if not best.visible:
         why = (
             f"invisible change: at no evidence view do {what} pixels differ visibly between the clean and the "
@@ -146,4 +134,12 @@ def check_watched(task: CompiledTask, clean: Run, pert: Run) -> list[str]:
     return []
 
 
-__all__ = ["CHANGE_PX", "check_visible", "check_watched", "is_visual", "necessity_change"]
+__all__ = [
+    "CHANGE_PX",
+    "DEFAULT_IF_INVISIBLE",
+    "check_visible",
+    "check_watched",
+    "if_invisible",
+    "is_visual",
+    "necessity_change",
+]

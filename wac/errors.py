@@ -30,6 +30,15 @@ class BundleError(WacError):
     """A bundle on disk is missing, malformed or of another version."""
 
 
+# --- taxonomy ---------------------------------------------------------------------------------------
+
+
+class TaxonomyError(WacError, ValueError):
+    """The taxonomy tables (categories.yaml, operators.yaml, the in-context index) or an operator
+    unit name something that does not exist or are malformed: a researcher's mistake, found when the
+    registry loads or a unit registers."""
+
+
 # --- compiler ---------------------------------------------------------------------------------------
 
 
@@ -40,6 +49,13 @@ class PlanError(WacError):
     def __init__(self, message: str, hint: str) -> None:
         super().__init__(message)
         self.hint = hint
+
+
+# --- validation -------------------------------------------------------------------------------------
+
+
+class UnknownObservable(WacError, KeyError):
+    """A self-check plan names an observable that `wac.validation.observables` does not have."""
 
 
 # --- runtime ----------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import get_args
 
 import pytest
+import yaml
 from pydantic import ValidationError
 
 from wac.bundle import model as B
@@ -28,6 +29,7 @@ from wac.taxonomy import registry as R
 from wac.validation import checks, observables, pixelchecks
 
 ROOT = Path(__file__).resolve().parents[2]
+OPERATORS_YAML = yaml.safe_load((ROOT / "taxonomy" / "operators.yaml").read_text())
 
 
 # --- operators: taxonomy/operators.yaml <-> compiler/operators/ (the units) ------------------------
@@ -125,11 +127,48 @@ def test_plan_hints_live_in_the_units_not_in_plan_tables():
     assert operator_names_in('GROUND_AIM = {"remove_shadow"}', names) == ["remove_shadow"]
 
 
-def test_per_operator_advice_names_real_operators():
-    """validation's advice for a change that does not show is keyed by operator name."""
-    names = {o.name for o in R.registry().operators}
-    assert set(pixelchecks._ADVICE) <= names
-    assert not {*pixelchecks._ADVICE, "rotat"} <= names
+def test_the_registry_reads_operator_hints_from_the_spec():
+    """`if_invisible:` and `observable:` are optional fields of an operator's spec."""
+    spec = R._operator(
+        "levitate", {**OPERATORS_YAML["float"], "if_invisible": "raise it  more", "observable": "size_ratio"}
+    )
+    assert (spec.if_invisible, spec.observable) == ("raise it more", "size_ratio")
+    plain = R._operator("levitate", {k: v for k, v in OPERATORS_YAML["float"].items() if k != "if_invisible"})
+    assert (plain.if_invisible, plain.observable) == ("", None)
+    assert (
+        R.registry().operator("float").if_invisible
+        == "raise it more, or pick an object the plan sees from nearer"
+    )
+
+
+def test_an_operator_observable_overrides_its_category():
+    reg = R.registry()
+    assert reg.observable("float", "missing_support") == "support_gap"
+    doctored = dataclasses.replace(
+        reg,
+        operators=tuple(
+            dataclasses.replace(o, observable="size_ratio") if o.name == "float" else o for o in reg.operators
+        ),
+    )
+    assert doctored.observable("float", "missing_support") == "size_ratio"
+    assert doctored.observable("sink", "intersection") == "penetration_depth"
+
+
+def test_invisible_change_advice_is_the_operators_spec_text(monkeypatch):
+    """pixelchecks words its advice from the spec's `if_invisible:`, a generic text without one."""
+    reg = R.registry()
+    assert pixelchecks.if_invisible("rotate") == reg.operator("rotate").if_invisible
+    assert reg.operator("sink").if_invisible in pixelchecks.if_invisible("sink")
+    assert pixelchecks.if_invisible("glow") == pixelchecks.DEFAULT_IF_INVISIBLE  # no `if_invisible:`
+    doctored = dataclasses.replace(
+        reg,
+        operators=tuple(
+            dataclasses.replace(o, if_invisible="tilt it by 45 deg") if o.name == "tilt" else o
+            for o in reg.operators
+        ),
+    )
+    monkeypatch.setattr(R, "registry", lambda: doctored)
+    assert pixelchecks.if_invisible("tilt") == "tilt it by 45 deg"
 
 
 # --- self-check plan kinds: taxonomy <-> compiler/plan.py -----------------------------------------
@@ -174,15 +213,20 @@ def test_an_unknown_plan_kind_has_no_fallback():
 # --- observables: taxonomy/categories.yaml <-> validation/observables.py ----------------------------
 
 
-def unknown_observables(categories, table) -> list[str]:
-    return sorted({c.observable for c in categories} - set(table))
+def unknown_observables(categories, operators, table) -> list[str]:
+    """Observable names that categories.yaml or an operator's `observable:` gives and `table` lacks."""
+    named = {c.observable for c in categories} | {o.observable for o in operators if o.observable}
+    return sorted(named - set(table))
 
 
-def test_every_category_observable_exists():
-    cats = R.registry().categories
-    assert unknown_observables(cats, observables.OBSERVABLES) == []
+def test_every_observable_named_in_the_taxonomy_exists():
+    reg = R.registry()
+    cats, ops = reg.categories, reg.operators
+    assert unknown_observables(cats, ops, observables.OBSERVABLES) == []
     misspelt = [types.SimpleNamespace(observable="suport_gap"), *cats]
-    assert unknown_observables(misspelt, observables.OBSERVABLES) == ["suport_gap"]
+    assert unknown_observables(misspelt, ops, observables.OBSERVABLES) == ["suport_gap"]
+    op_misspelt = [*ops, dataclasses.replace(ops[0], name="levitate", observable="era_mismach")]
+    assert unknown_observables(cats, op_misspelt, observables.OBSERVABLES) == ["era_mismach"]
     with pytest.raises(KeyError, match="unknown observable 'suport_gap'"):
         observables.observable("suport_gap")
 
