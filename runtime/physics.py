@@ -125,6 +125,7 @@ class Physics(Bodies):
         self.quiet = 0  # consecutive steps with nothing moving (see `step`)
         self.stepped = True  # a simulation step ran since the last `read_back`
         self.steps_run = self.steps_skipped = 0
+        self._dynamic: tuple = (None, 0, [])  # (the world's objects, their number, the dynamic ones)
         self._reset_sim()
 
     # --- set-up --------------------------------------------------------------------------
@@ -243,13 +244,21 @@ class Physics(Bodies):
                     return True
         return False
 
+    def _dynamic_objects(self) -> list[ObjectState]:
+        """The objects physics may move (dynamic in the scene), in world order; objects are only ever
+        added to a world, so the list is rebuilt when their number changes."""
+        objects = self.world.objects
+        if self._dynamic[0] is not objects or self._dynamic[1] != len(objects):
+            self._dynamic = (objects, len(objects), [st for st in objects.values() if st.spec.dynamic])
+        return self._dynamic[2]
+
     def read_back(self) -> None:
         """Copy simulated poses of dynamic bodies into the world (nothing to do when no step ran)."""
         if not self.stepped:
             return
         self.stepped = False
         p, c = self.p, self.cid
-        for st in self.world.objects.values():
+        for st in self._dynamic_objects():
             if not (st.simulated) or st.motion:
                 continue
             for body, part in self.bodies.get(st.id, []):
@@ -384,7 +393,7 @@ class Physics(Bodies):
         v, _ = p.getBaseVelocity(self.agent, physicsClientId=c)
         if abs(v[0]) + abs(v[1]) + abs(v[2]) > REST_V:
             return False
-        for st in self.world.objects.values():
+        for st in self._dynamic_objects():
             if not st.simulated:
                 continue
             for body, part in self.bodies.get(st.id, []):
