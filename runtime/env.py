@@ -128,8 +128,8 @@ class WorldEnv:
     ) -> None:
         """`start` (x, y, yaw_deg, pitch_deg) and `budget` override the task's start pose and action budget
         (the runner's closer-start and budget-multiplier ablations).  `film_images=False` keeps the film
-        frames' times and poses but renders no image for them (for agents that never look: final frames
-        are still rendered; the world evolves exactly as with images)."""
+        frames' times and poses but makes no image for them (for agents that never look); the world and
+        the final frames come out exactly as with images (`Renderer.pass_frame`)."""
         if variant not in ("clean", "perturbed"):
             raise UsageError(f"variant must be 'clean' or 'perturbed', got {variant!r}")
         self.task, self.bundle_dir = load_task(bundle_or_task)
@@ -389,7 +389,7 @@ class WorldEnv:
             if self.ticks % CONTROL_EVERY == 0 or i == n - 1:
                 self._control_tick()
             if self.sim_time >= self._next_film - 1e-9 and i < n - 1:
-                image = self._frame() if self.film_images else None
+                image = self._frame() if self.film_images else self.renderer.pass_frame(self.camera())
                 self._film.append(FilmFrame(round(self.sim_time, 4), image, self.pose()))
                 self._next_film += self.film_interval
 

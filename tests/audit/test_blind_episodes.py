@@ -37,20 +37,27 @@ def _without_film_files(steps: list[dict]) -> list[dict]:
     return [{**s, "film": [{k: v for k, v in f.items() if k != "file"} for f in s["film"]]} for s in steps]
 
 
-def _run(built: Path, out: Path, agent: str, options: SessionOptions = SMALL) -> Path:
-    statuses = run_eval(built, out, RunConfig(agent=agent, options=options), only=[TASK])
+def _run(built: Path, out: Path, agent: str, options: SessionOptions = SMALL, task: str = TASK) -> Path:
+    statuses = run_eval(built, out, RunConfig(agent=agent, options=options), only=[task])
     assert all(s["ok"] for s in statuses), statuses
     judge_run(out)
-    return out / "tasks" / TASK
+    return out / "tasks" / task
 
 
-@pytest.mark.parametrize("agent", ["sweep", "random"])
-def test_a_blind_agent_gets_the_same_episode_without_film_images(built, task, tmp_path, monkeypatch, agent):
-    blind = _run(built, tmp_path / "blind", agent)
+# living_05: a random walk whose final frames 13-16 depend on shadow maps re-baked at film frames
+@pytest.mark.parametrize(
+    ("agent", "tid", "budget"), [("sweep", TASK, 8), ("random", TASK, 8), ("random", "living_05", 16)]
+)
+def test_a_blind_agent_gets_the_same_episode_without_film_images(
+    built, tmp_path, monkeypatch, agent, tid, budget
+):
+    assert (built / tid).is_dir(), "the shipped corpus lost a task this test uses"
+    opts = SessionOptions(example=False, width=160, height=120, budget_actions=budget)
+    blind = _run(built, tmp_path / "blind", agent, opts, tid)
     from wac.audit.agents import agent_class
 
     monkeypatch.setattr(agent_class(agent), "reads_images", True)  # as if it looked: every frame rendered
-    full = _run(built, tmp_path / "full", agent)
+    full = _run(built, tmp_path / "full", agent, opts, tid)
 
     bt, ft = (
         _lines(blind / "trajectory" / "trajectory.jsonl"),
