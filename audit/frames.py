@@ -22,7 +22,7 @@ REF = re.compile(r"^a(\d+)(?:\.f(\d+))?$")
 @dataclass(frozen=True)
 class Frame:
     ref: str
-    image: np.ndarray
+    image: np.ndarray | None  # None: a film frame that was not rendered (`AuditSession(film_images=False)`)
     pose: dict | None  # {"x", "y", "z", "yaw_deg", "pitch_deg"} when known
     t_sim: float
     kind: str  # "final" | "film" | "start"

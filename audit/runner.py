@@ -107,7 +107,7 @@ def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: P
     options = config.options
     examples = _examples(build, options)
     if config.paradigm == "interactive":
-        session = _speaking(AuditSession(bundle, out, options, examples), config)
+        session = _speaking(AuditSession(bundle, out, options, examples, _film_images(config)), config)
         _drive(_agent(config.agent, config, options.seed), session)
         return session.report()
     explore_opts = replace(
@@ -124,6 +124,17 @@ def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: P
     review = ReviewSession(bundle, recording, out, options, examples)
     _drive(_agent(config.agent, config, options.seed), review)
     return review.report()
+
+
+def _film_images(config: RunConfig) -> bool:
+    """Whether an interactive episode renders its film frames: not when nobody will look at them (an
+    agent that reads no images, shown final frames only, wac's protocol).  Final frames are always
+    rendered: the judge, the report and reviewers read them.  Coverage needs only the film frames'
+    poses, which are recorded either way."""
+    from .agents.base import reads_images
+
+    shown_film = config.options.observation == "film" or config.protocol != "wac"
+    return shown_film or reads_images(config.agent)
 
 
 def _speaking(session, config: RunConfig):

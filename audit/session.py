@@ -258,6 +258,11 @@ class _Session:
 
     def _t_inspect(self, refs: list[str], region: list[float] | None = None) -> ToolResult:
         frames = [self.archive.get(r) for r in refs]
+        for f in frames:
+            if f.image is None:
+                raise FrameRefError(
+                    f"frame {f.ref} was not rendered (this run records film frames' poses only)"
+                )
         items, lines = [], []
         for f in frames:
             img = crop(f.image, region, min_width=f.image.shape[1]) if region else None
@@ -404,7 +409,10 @@ class AuditSession(_Session):
         out: str | Path | None = None,
         options: SessionOptions | None = None,
         examples=None,
+        film_images: bool = True,
     ) -> None:
+        """`film_images=False` (an agent that reads no images, final observations): film frames keep
+        their refs, times and poses (coverage counts them) but are not rendered; `inspect` refuses them."""
         from wac.runtime.env import WorldEnv, load_task
 
         options = options or SessionOptions()
@@ -431,6 +439,7 @@ class AuditSession(_Session):
             record_dir=record,
             start=start,
             budget=self.budget,
+            film_images=film_images,
         )
         self.task = task
         first = self.env.history[0]
@@ -547,7 +556,7 @@ class AuditSession(_Session):
                 f.pose.as_dict() if f.pose else None,
                 f.t_sim,
                 "film",
-                rec / f"step_{n:03d}_f{k}.png" if rec else None,
+                rec / f"step_{n:03d}_f{k}.png" if rec and f.frame is not None else None,
             )
             self.archive.add(fr)
             film.append(fr)
@@ -574,7 +583,7 @@ class AuditSession(_Session):
         self._lines.append(text)
         if not self._started:
             text += " | note: call observe to read the task and the in-context example"
-        shown = film if self.options.observation == "film" else []
+        shown = [f for f in film if f.image is not None] if self.options.observation == "film" else []
         images = tuple(self._image(f, self._caption(f)) for f in shown) + (
             self._image(final, self._caption(final)),
         )
@@ -626,6 +635,8 @@ def load_recording(trajectory_dir: str | Path, interval_s: float = 0.5) -> Recor
     for s in tr.steps:
         n = s["step"]
         for k, f in enumerate(s.get("film", ()), start=1):
+            if "file" not in f:  # not rendered (meta.json `film_images` false)
+                continue
             candidates.append((f["t_sim"], f"a{n}.f{k}", f.get("pose"), tr.path / f["file"], "film"))
         candidates.append(
             (s["sim_time"], f"a{n}", s["pose"], tr.path / s["frame"], "start" if n == 0 else "final")

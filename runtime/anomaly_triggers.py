@@ -18,6 +18,7 @@ from wac.bundle import model as B
 from wac.bundle.model import TriggerKind
 
 from . import effects as fx
+from .geometry import box_grid, corner_points
 from .triggers import Percept, TriggerEvent, TriggerState
 
 VIEW_RANGE_M = 60.0
@@ -98,10 +99,10 @@ class AnomalyTriggers:
             return False
         lo, hi = box
         c = (lo + hi) / 2
-        inner = [c] + [c + 0.8 * (np.array(k) - c) for k in _corners(lo, hi)]
+        inner = [c] + [c + 0.8 * (np.array(k) - c) for k in corner_points(lo, hi)]
         if self._any_visible(an, inner):
             return True
-        return self._any_visible(an, _box_grid(lo, hi))
+        return self._any_visible(an, box_grid(lo, hi))
 
     def _any_visible(self, an: LiveAnomaly, pts) -> bool:
         cam = self.camera()
@@ -222,22 +223,6 @@ class AnomalyTriggers:
     def trigger_count(self, index: int = 0) -> int:
         """How many times anomaly `index` fired (for checks)."""
         return sum(1 for e in self.events if e.anomaly == index and e.event == "fired")
-
-
-def _corners(lo, hi):
-    return [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
-
-
-def _box_grid(lo, hi, spacing_m: float = 1.0, most: int = 6) -> list[np.ndarray]:
-    """Points spread over a box (ends and faces included, a hair inside), about `spacing_m`
-    apart and at most `most` a side: the parts of a long or tall target."""
-    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-    inset = (hi - lo) * 0.01
-    axes = [
-        np.linspace(a + e, b - e, int(min(most, max(2, math.ceil((b - a) / spacing_m) + 1))))
-        for a, b, e in zip(lo, hi, inset, strict=True)
-    ]
-    return [np.array((x, y, z)) for x in axes[0] for y in axes[1] for z in axes[2]]
 
 
 __all__ = ["MAX_VIEW_RAYS", "PLACEMENTS", "VIEW_RANGE_M", "AnomalyTriggers", "LiveAnomaly"]

@@ -64,7 +64,7 @@ class AgentPose:
 @dataclass(frozen=True)
 class FilmFrame:
     t_sim: float
-    frame: np.ndarray
+    frame: np.ndarray | None  # None: not rendered (`WorldEnv(film_images=False)`)
     pose: AgentPose | None = None  # the agent's pose when the frame was taken
 
 
@@ -111,9 +111,12 @@ class WorldEnv(AnomalyTriggers):
         record_dir: str | Path | None = None,
         start: tuple[float, float, float, float] | None = None,
         budget: int | None = None,
+        film_images: bool = True,
     ) -> None:
         """`start` (x, y, yaw_deg, pitch_deg) and `budget` override the task's start pose and action budget
-        (the runner's closer-start and budget-multiplier ablations)."""
+        (the runner's closer-start and budget-multiplier ablations).  `film_images=False` keeps the film
+        frames' times and poses but makes no image for them (for agents that never look); the world and
+        the final frames come out exactly as with images (`Renderer.pass_frame`)."""
         if variant not in ("clean", "perturbed"):
             raise UsageError(f"variant must be 'clean' or 'perturbed', got {variant!r}")
         self.task, self.bundle_dir = load_task(bundle_or_task)
@@ -121,6 +124,7 @@ class WorldEnv(AnomalyTriggers):
         self.seed = seed
         self.width, self.height, self.hfov = width, height, hfov_deg
         self.film_interval = film_interval_s if film_interval_s and film_interval_s > 0 else None
+        self.film_images = film_images
         self.shadows = shadows
         self.record_dir = Path(record_dir) if record_dir else None
         self.start_override = tuple(float(v) for v in start) if start is not None else None
@@ -344,7 +348,8 @@ class WorldEnv(AnomalyTriggers):
             if self.ticks % CONTROL_EVERY == 0 or i == n - 1:
                 self._control_tick()
             if self.sim_time >= self._next_film - 1e-9 and i < n - 1:
-                self._film.append(FilmFrame(round(self.sim_time, 4), self._frame(), self.pose()))
+                image = self._frame() if self.film_images else self.renderer.pass_frame(self.camera())
+                self._film.append(FilmFrame(round(self.sim_time, 4), image, self.pose()))
                 self._next_film += self.film_interval
 
     def _control_tick(self) -> None:

@@ -9,6 +9,7 @@ the +x side down.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,3 +164,20 @@ def part_mesh(
 def box_corners(lo, hi) -> np.ndarray:
     """The 8 corners of an axis-aligned box."""
     return trimesh.bounds.corners(np.array([lo, hi], dtype=float))
+
+
+def corner_points(lo, hi) -> list[tuple]:
+    """The eight corners of the box lo..hi."""
+    return [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+
+
+def box_grid(lo, hi, spacing_m: float = 1.0, most: int = 6) -> list[np.ndarray]:
+    """Points spread over a box (ends and faces included, a hair inside), about `spacing_m`
+    apart and at most `most` a side: the parts of a long or tall target."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    inset = (hi - lo) * 0.01
+    axes = [
+        np.linspace(a + e, b - e, int(min(most, max(2, math.ceil((b - a) / spacing_m) + 1))))
+        for a, b, e in zip(lo, hi, inset, strict=True)
+    ]
+    return [np.array((x, y, z)) for x in axes[0] for y in axes[1] for z in axes[2]]

@@ -17,11 +17,17 @@ def advance(world: World, dt: float, rng: np.random.Generator) -> list[str]:
     for st in world.objects.values():
         if not st.present:
             continue
-        _pending(st, t, notes)
-        _door(st, dt, t)
-        _spin(st, dt, t)
-        _motion(st, t, rng)
-        _flicker(st, t)
+        # each step below is a no-op without its mechanism: most objects have none (checked cheaply)
+        if st.pending:
+            _pending(st, t, notes)
+        if st.is_door:
+            _door(st, dt, t)
+        if st.spinning_parts:
+            _spin(st, dt, t)
+        if st.motion:
+            _motion(st, t, rng)
+        if st.mechanism:
+            _flicker(st, t)
     return notes
 
 
@@ -60,8 +66,8 @@ def _door(st: ObjectState, dt: float, t: float) -> None:
         st.open_frac = _towards(st.open_frac, target, speed * dt)
         if "ghost" in mech or "jam" in mech:  # the panel swings (part-way), the collider stays shut
             st.collider_frac = 0.0
-    for ps in st.parts.values():
-        if ps.part.hinge and ps.hinge_deg != st.open_frac * ps.part.hinge.swing_deg:
+    for ps in st.hinged_parts:
+        if ps.hinge_deg != st.open_frac * ps.part.hinge.swing_deg:
             ps.hinge_deg = st.open_frac * ps.part.hinge.swing_deg
 
 
@@ -73,9 +79,7 @@ def _towards(value: float, target: float, step: float) -> float:
 
 def _spin(st: ObjectState, dt: float, t: float) -> None:
     anim = st.animation or {}
-    for ps in st.parts.values():
-        if ps.part.spin is None:
-            continue
+    for ps in st.spinning_parts:
         if anim.get("part") not in (None, ps.part.id):
             rate, kind = ps.part.spin.rate_deg_s, None
         else:

@@ -74,18 +74,23 @@ def _banner_to_stderr() -> None:
         os.dup2(2, 1)
 
 
+_F64 = np.dtype(float)
+
+
+def _raw(v) -> bytes:
+    """A vector's float64 bytes (without a conversion when it is a float64 array already)."""
+    return v.tobytes() if type(v) is np.ndarray and v.dtype is _F64 else np.asarray(v, dtype=float).tobytes()
+
+
 def _pose_key(st: ObjectState) -> tuple:
-    """Everything a static object's body poses depend on (see `Physics.sync`)."""
-    parts = tuple(
-        (ps.position, ps.rotation_deg, ps.hinge_deg, ps.spin_deg)
-        for ps in st.parts.values()
-        if ps.part.hinge or ps.part.spin
-    )
+    """Everything a static object's body poses depend on (see `Physics.sync`); computed for every
+    object at every control tick, so kept cheap."""
+    parts = tuple((ps.position, ps.rotation_deg, ps.hinge_deg, ps.spin_deg) for ps in st.moving_parts)
     return (
-        np.asarray(st.position, dtype=float).tobytes(),
-        np.asarray(st.rotation_deg, dtype=float).tobytes(),
-        np.asarray(st.scale, dtype=float).tobytes(),
-        np.asarray(st.motion_offset, dtype=float).tobytes(),
+        _raw(st.position),
+        _raw(st.rotation_deg),
+        _raw(st.scale),
+        _raw(st.motion_offset),
         st.collider_frac,
         parts,
     )
@@ -120,6 +125,7 @@ class Physics(Bodies):
         self.quiet = 0  # consecutive steps with nothing moving (see `step`)
         self.stepped = True  # a simulation step ran since the last `read_back`
         self.steps_run = self.steps_skipped = 0
+        self._dynamic: tuple = (None, 0, [])  # (the world's objects, their number, the dynamic ones)
         self._reset_sim()
 
     # --- set-up --------------------------------------------------------------------------
@@ -182,24 +188,23 @@ class Physics(Bodies):
         if full or self.ground_version != self.world.version:
             self._build_ground()
             self.quiet = 0
-        if len(self.bodies) != len(self.world.objects) or any(
-            o not in self.world.objects for o in self.bodies
-        ):
-            for oid in [o for o in self.bodies if o not in self.world.objects]:
+        objects = self.world.objects
+        if not self.bodies.keys() <= objects.keys():
+            for oid in [o for o in self.bodies if o not in objects]:
                 self._remove_object(oid)
-        for st in self.world.objects.values():
-            if full or self.versions.get(st.id) != st.shape_version:
+        for oid, st in objects.items():  # keyed by object id
+            if full or self.versions.get(oid) != st.shape_version:
                 self._build_object(st)
                 continue
             if st.simulated and not st.motion:
                 continue
-            bodies = self.bodies.get(st.id)
+            bodies = self.bodies.get(oid)
             if not bodies:
                 continue
             key = _pose_key(st)
-            if self._pose_keys.get(st.id) == key:
+            if self._pose_keys.get(oid) == key:
                 continue  # nothing about its pose changed since the last re-pose
-            self._pose_keys[st.id] = key
+            self._pose_keys[oid] = key
             for body, part in bodies:
                 if part is None or part.startswith("#"):
                     m = self._object_base(st)
@@ -239,13 +244,21 @@ class Physics(Bodies):
                     return True
         return False
 
+    def _dynamic_objects(self) -> list[ObjectState]:
+        """The objects physics may move (dynamic in the scene), in world order; objects are only ever
+        added to a world, so the list is rebuilt when their number changes."""
+        objects = self.world.objects
+        if self._dynamic[0] is not objects or self._dynamic[1] != len(objects):
+            self._dynamic = (objects, len(objects), [st for st in objects.values() if st.spec.dynamic])
+        return self._dynamic[2]
+
     def read_back(self) -> None:
         """Copy simulated poses of dynamic bodies into the world (nothing to do when no step ran)."""
         if not self.stepped:
             return
         self.stepped = False
         p, c = self.p, self.cid
-        for st in self.world.objects.values():
+        for st in self._dynamic_objects():
             if not (st.simulated) or st.motion:
                 continue
             for body, part in self.bodies.get(st.id, []):
@@ -380,7 +393,7 @@ class Physics(Bodies):
         v, _ = p.getBaseVelocity(self.agent, physicsClientId=c)
         if abs(v[0]) + abs(v[1]) + abs(v[2]) > REST_V:
             return False
-        for st in self.world.objects.values():
+        for st in self._dynamic_objects():
             if not st.simulated:
                 continue
             for body, part in self.bodies.get(st.id, []):

@@ -212,11 +212,25 @@ class Renderer(SceneActors, Lamps, ShadowMaps):
 
     def render(self, cam: Camera) -> np.ndarray:
         """RGB frame (H x W x 3 uint8) from `cam`."""
+        return self._draw(self._prepare(cam))
+
+    def pass_frame(self, cam: Camera) -> None:
+        """What `render(cam)` does to the renderer, without the image: the scene is synced and the
+        shadow maps re-baked when `render` would re-bake them (drawing the frame then), so later
+        frames come out exactly as if this one had been rendered (bakes depend on what was seen)."""
+        bake = self._prepare(cam)
+        if bake:
+            self._draw(bake)
+
+    def _prepare(self, cam: Camera) -> bool:
+        """Camera and scene for a frame from `cam`; whether the shadow maps must be re-baked for it."""
         self._seg_mode = False
         self._set_camera(Camera(cam.eye, cam.yaw_deg, cam.pitch_deg, cam.hfov_deg))
         self.sync()
+        return bool(self.shadows and self._need_bake(cam))
+
+    def _draw(self, bake: bool) -> np.ndarray:
         if self.shadows:
-            bake = self._need_bake(cam)
             self._passes.SetOpaquePass(self._bake_seq if bake else self._reuse_seq)
             self.ren.SetPass(self._passes)
             # lamp maps need the baker's shaders on every prop, which it sets up on those the camera's

@@ -8,7 +8,8 @@ Layout of a trajectory directory:
     events.jsonl         hidden trigger transitions (never shown to the agent): step, sim_time,
                          anomaly, operator, trigger, event, detail, target_in_view
     step_000.png         final frame of each step
-    step_003_f1.png      film frames recorded during step 3 (1-based)
+    step_003_f1.png      film frames recorded during step 3 (1-based); a film frame that was not
+                         rendered (meta.json `film_images` false) has a time and pose but no file
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class TrajectoryWriter:
             "height": env.height,
             "hfov_deg": env.hfov,
             "film_interval_s": env.film_interval,
+            **({} if env.film_images else {"film_images": False}),  # absent: film frames have images
             "budget": env.budget,
             "format": "wac.trajectory/1",
         }
@@ -65,9 +67,12 @@ class TrajectoryWriter:
         save_png(self.out / frame, res.frame)
         film = []
         for i, f in enumerate(res.film, start=1):
-            name = f"step_{res.step:03d}_f{i}.png"
-            save_png(self.out / name, f.frame)
-            film.append({"file": name, "t_sim": f.t_sim, **({"pose": f.pose.as_dict()} if f.pose else {})})
+            entry = {"t_sim": f.t_sim, **({"pose": f.pose.as_dict()} if f.pose else {})}
+            if f.frame is not None:
+                name = f"step_{res.step:03d}_f{i}.png"
+                save_png(self.out / name, f.frame)
+                entry = {"file": name, **entry}
+            film.append(entry)
         rec = {
             "step": res.step,
             "action": res.action.name if res.action else "start",
@@ -105,7 +110,8 @@ class Trajectory:
         return load_png(self.path / self.steps[step]["frame"])
 
     def film(self, step: int) -> list[np.ndarray]:
-        return [load_png(self.path / f["file"]) for f in self.steps[step]["film"]]
+        """The rendered film frames of a step (a run without film images has none)."""
+        return [load_png(self.path / f["file"]) for f in self.steps[step]["film"] if "file" in f]
 
     def actions(self) -> list[str]:
         """The action list as text ('move 2 forward', 'turn -30', ...), replayable by `WorldEnv.step`."""

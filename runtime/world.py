@@ -93,6 +93,16 @@ class ObjectState:
     frozen: bool = False  # placed by a static anomaly: kept exactly there (not simulated)
     shape_version: int = 0  # bumped whenever collision geometry must be rebuilt
     pending: list = field(default_factory=list)  # (sim_time, callable) delayed interactions
+    # the parts that hinge, spin, or do either, in `parts` order (an object's parts never change)
+    hinged_parts: tuple[PartState, ...] = field(default=(), init=False, repr=False, compare=False)
+    spinning_parts: tuple[PartState, ...] = field(default=(), init=False, repr=False, compare=False)
+    moving_parts: tuple[PartState, ...] = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        parts = tuple(self.parts.values())
+        self.hinged_parts = tuple(ps for ps in parts if ps.part.hinge)
+        self.spinning_parts = tuple(ps for ps in parts if ps.part.spin is not None)
+        self.moving_parts = tuple(ps for ps in parts if ps.part.hinge or ps.part.spin)
 
     @property
     def id(self) -> str:
@@ -111,7 +121,7 @@ class ObjectState:
 
     @property
     def is_door(self) -> bool:
-        return self.spec.open is not None or any(p.part.hinge for p in self.parts.values())
+        return self.spec.open is not None or bool(self.hinged_parts)
 
     @property
     def has_emitter(self) -> bool:

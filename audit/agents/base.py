@@ -4,7 +4,9 @@ An agent gets a live `AuditSession` (interactive paradigm) or a `ReviewSession` 
 two-stage paradigm); both expose `tools` (their `ToolSpec`s) and `call`.  `run` returns when the
 agent has called `done` or can do nothing more; the runner calls `done` for it otherwise.  Agents
 that call a model report its cost with `session.add_usage(...)`.  `pipeline_check` marks agents
-that read ground truth (the oracle): every report that includes them says so.
+that read ground truth (the oracle): every report that includes them says so.  An agent class may
+declare `reads_images = False` (it never looks at a frame's pixels: sweep, random, oracle); a run
+of such an agent then renders no film frames, which nobody would see (`reads_images`).
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ def agent_class(spec: str) -> type:
         raise AgentError(f"unknown agent {name!r}; agents are: {', '.join(_REGISTRY)}")
     module, cls, _ = _REGISTRY[name]
     return getattr(__import__(module, fromlist=[cls]), cls)
+
+
+def reads_images(spec: str) -> bool:
+    """Whether the agent behind `spec` may look at frames (undeclared: it may)."""
+    return bool(getattr(agent_class(spec), "reads_images", True))
 
 
 # Option keys that look like credentials: never accepted on the command line, never stored in run.json.

@@ -67,6 +67,7 @@ def _cap(refs: list[str]) -> list[str]:
 class OracleAgent:
     name = "oracle"
     pipeline_check = True
+    reads_images = False  # acts on tool text only (poses, outcomes, refs)
 
     def __init__(self, seed: int | str = 0, bundle: str | None = None, **_ignored) -> None:
         """`bundle` overrides where the rubric is read from (default: the session's bundle)."""

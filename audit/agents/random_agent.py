@@ -15,6 +15,7 @@ import numpy as np
 class RandomAgent:
     name = "random"
     pipeline_check = False
+    reads_images = False  # acts on tool text only (poses, outcomes, refs)
 
     def __init__(self, seed: int | str = 0, time_limit_s: float | str | None = None, **_ignored) -> None:
         """`time_limit_s` bounds wall-clock time; other options (meant for other agents) are ignored."""

@@ -31,6 +31,7 @@ def _norm(deg: float) -> float:
 class SweepAgent:
     name = "sweep"
     pipeline_check = False
+    reads_images = False  # acts on tool text only (poses, outcomes, refs)
 
     def __init__(
         self,
