@@ -18,6 +18,7 @@ from scipy.sparse.csgraph import shortest_path
 from wac.bundle import model as B
 from wac.bundle.actions import MAX_MOVE_M
 from wac.bundle.model import AGENT_STEP_M
+from wac.bundle.transforms import rotation
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
 from wac.errors import PlanError  # noqa: F401 - re-exported
@@ -60,8 +61,9 @@ def plan_kind(low: Lowered) -> str:
     return low.unit.plan or registry().category(low.category).plan
 
 
-def _preferred_direction(kind: str, low: Lowered):
-    """A direction (unit vector from the target) the viewpoint should lie in, if the plan needs one."""
+def _preferred_direction(kind: str, low: Lowered, spin_view: str = "front"):
+    """A direction (unit vector from the target) the viewpoint should lie in, if the plan needs one.
+    `spin_view` ("front", "either", "any") relaxes the view of a turning part, see `SPIN_VIEWS`."""
     o = low.focus
     if kind in ("interact_walk", "walk_through") and o is not None:
         yaw = math.radians(o.rotation_deg[0])
@@ -72,7 +74,34 @@ def _preferred_direction(kind: str, low: Lowered):
         )
         if normal:
             return normal, False
+    axis = _spin_axis(low) if spin_view != "any" else None
+    if axis is not None:
+        return axis, spin_view == "either"
     return None, False
+
+
+# A changed animation is seen facing the turning part (edge-on its turning barely shows): first
+# from the side its axis points to (a fan blows along +axis; from behind, its motor and guard
+# hide the blades), then from either side, then from anywhere, as the scene allows.
+SPIN_VIEWS = ("front", "either", "any")
+
+
+def _spin_axis(low: Lowered) -> tuple[float, float] | None:
+    """The horizontal world direction of the axis a changed animation turns about (a fan's, a
+    windmill's), if the anomaly changes one and its axis is not upright."""
+    o = low.focus
+    anim = next((e for e in low.effects if isinstance(e, B.SetAnimation)), None)
+    if o is None or anim is None:
+        return None
+    part = next((p for p in o.parts if p.spin and (anim.part is None or p.id == anim.part)), None)
+    if part is None:
+        return None
+    local = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}[part.spin.axis]
+    v = rotation(*o.rotation_deg) @ (rotation(*part.rotation_deg) @ np.asarray(local))
+    norm = math.hypot(v[0], v[1])
+    if norm < 0.5:  # about an upright axis (a ceiling fan, a turntable): every side shows it
+        return None
+    return (v[0] / norm, v[1] / norm)
 
 
 def _graph(grid: Grid) -> csr_matrix:
@@ -176,14 +205,25 @@ def make_plan(
     """The self-check plan.  Its walk and viewpoint keep the agent's radius + `DYNAMIC_CLEARANCE_M`
     from the `keep_clear` boxes (dynamic objects: brushing one moves it, a second change) where the
     area allows; otherwise it plans on the plain walkable grid."""
+    views = SPIN_VIEWS if _spin_axis(low) is not None else SPIN_VIEWS[-1:]
+    for view in views[:-1]:
+        try:
+            return _plan_on(task_id, low, expl, grid, memo, keep_clear, view)
+        except PlanError:
+            pass
+    return _plan_on(task_id, low, expl, grid, memo, keep_clear, views[-1])
+
+
+def _plan_on(task_id, low, expl, grid, memo, keep_clear, view: str) -> B.SelfCheckPlan:
+    """The plan on the grid cleared around dynamic objects where the area allows, else on the plain grid."""
     if keep_clear:
         cleared = _cleared(grid, expl, keep_clear)
         if cleared is not None:
             try:
-                return _make_plan(task_id, low, expl, cleared, memo)
+                return _make_plan(task_id, low, expl, cleared, memo, view)
             except PlanError:
                 pass
-    return _make_plan(task_id, low, expl, grid, memo)
+    return _make_plan(task_id, low, expl, grid, memo, view)
 
 
 def _cleared(grid: Grid, expl: B.Exploration, boxes) -> Grid | None:
@@ -214,7 +254,12 @@ def _cleared(grid: Grid, expl: B.Exploration, boxes) -> Grid | None:
 
 
 def _make_plan(
-    task_id: str, low: Lowered, expl: B.Exploration, grid: Grid, memo: dict | None = None
+    task_id: str,
+    low: Lowered,
+    expl: B.Exploration,
+    grid: Grid,
+    memo: dict | None = None,
+    spin_view: str = "any",
 ) -> B.SelfCheckPlan:
     cat = registry().category(low.category)
     observable = registry().observable(low.spec.name, low.category)  # the operator's, else the category's
@@ -273,7 +318,7 @@ def _make_plan(
     dy = np.maximum.reduce([box[1] - cy, np.zeros_like(cy), cy - box[3]])
     edge = np.hypot(dx, dy)
     cand = (edge >= lo) & (edge <= hi)
-    direction, either_side = _preferred_direction(kind, low)
+    direction, either_side = _preferred_direction(kind, low, spin_view)
     if direction is not None:
         vx, vy = cx - tx, cy - ty
         norm = np.hypot(vx, vy) + 1e-9
@@ -286,6 +331,8 @@ def _make_plan(
                 aligned = on_line
         if aligned.any():
             cand = aligned
+        elif spin_view != "any" and _spin_axis(low) is not None:  # SPIN_VIEWS: relax, then try again
+            raise PlanError("no reachable point faces the turning part", "")
     if not cand.any():
         near = edge.min() if len(edge) else float("inf")
         raise PlanError(
