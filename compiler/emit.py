@@ -73,9 +73,7 @@ def _inline(node, defs):
     return node
 
 
-_VALID_PARTS: set[str] = set()  # shapes of validated parts
-_VALIDATED: dict[int, dict] = {}  # validated part documents, by identity
-_DUMPED: dict[int, tuple[B.SceneObject, dict]] = {}  # scene object -> its document
+_VALID_PARTS: set[str] = set()  # content and shape hashes of validated parts
 _VALUE_CONSTRAINTS = frozenset(
     {
         "enum",
@@ -130,20 +128,22 @@ def _shape(node, schema: dict):
     return "<int>" if isinstance(node, int) else "<float>"
 
 
-def validate_task(task_json: dict) -> None:
+def validate_task(task_json: dict, validated: dict[int, dict] | None = None) -> None:
     """Validate an emitted task document against the JSON Schema generated from the models.
 
     Scene objects and materials, shared by the many tasks of a scene, are validated once each:
     an object document `dump_object` made (the same instance in another task of its scene) by
-    identity, others by content, then once per shape (`_shape`: alike but for values the schema
-    does not constrain).
+    identity (`validated`: documents already validated, by id, kept alive so ids are not reused),
+    others by content, then once per shape (`_shape`: alike but for values the schema does not
+    constrain).
     """
+    validated = {} if validated is None else validated
     whole, one_object, one_material = _validators()
     scene = task_json["scene"]
     whole.validate({**task_json, "scene": {**scene, "objects": [], "materials": {}}})
     for validator, items in ((one_object, scene["objects"]), (one_material, scene["materials"].values())):
         for item in items:
-            if _VALIDATED.get(id(item)) is item:  # this very document was validated before
+            if validated.get(id(item)) is item:  # this very document was validated before
                 continue
             exact = hashlib.sha256(canonical_json(item)).hexdigest()
             if exact in _VALID_PARTS:  # an equal object in another task of its scene
@@ -155,17 +155,18 @@ def validate_task(task_json: dict) -> None:
                 _VALID_PARTS.add(key)
             _VALID_PARTS.add(exact)
             if validator is one_object:
-                _VALIDATED[id(item)] = item  # kept alive, so the id is not reused
+                validated[id(item)] = item
 
 
-def dump_object(o: B.SceneObject) -> dict:
-    """The JSON document of a scene object, made once per instance: the tasks of a scene share
-    most of their (frozen) objects, and serialising them was a third of a build."""
-    hit = _DUMPED.get(id(o))
+def dump_object(o: B.SceneObject, docs: dict[int, tuple[B.SceneObject, dict]]) -> dict:
+    """The JSON document of a scene object, made once per instance (`docs`, by id; the instance is
+    kept alive so its id is not reused): the tasks of a scene share most of their frozen objects,
+    and serialising them was a third of a build."""
+    hit = docs.get(id(o))
     if hit is not None and hit[0] is o:
         return hit[1]
     doc = o.model_dump(mode="json", exclude_defaults=True)
-    _DUMPED[id(o)] = (o, doc)  # the instance is kept alive, so its id is not reused
+    docs[id(o)] = (o, doc)
     return doc
 
 
@@ -205,15 +206,19 @@ sys.exit(main([str(Path(__file__).resolve().parent)]))
 '''
 
 
-def bundle_files(out: Lowered3) -> dict[str, bytes]:
+def bundle_files(out: Lowered3, memo: dict | None = None) -> dict[str, bytes]:
+    """The files of a bundle.  `memo` (the build's `Loader.memo`) keeps object documents made and
+    validated across the tasks of a build, and goes with it."""
+    memo = {} if memo is None else memo
     # fields at their default are left out (the models restore them on load): a third of the
     # size, and every consumer reads task.json through the models or the JSON Schema's defaults
     task_json = {
         "schema_version": out.task.schema_version,
         **out.task.model_dump(mode="json", exclude_defaults=True, exclude={"scene": {"objects"}}),
     }
-    task_json["scene"]["objects"] = [dump_object(o) for o in out.task.scene.objects]
-    validate_task(task_json)  # an independent check of the emitted document
+    docs = memo.setdefault("object_docs", {})
+    task_json["scene"]["objects"] = [dump_object(o, docs) for o in out.task.scene.objects]
+    validate_task(task_json, memo.setdefault("validated_docs", {}))  # an independent check
     files = {
         R.TASK: canonical_json(task_json),
         R.CONTEXT: dump(out.context),

@@ -224,9 +224,11 @@ def compile_file(path: Path, loader: Loader, sealed: bool = False) -> FileResult
             continue
         if sealed:  # opaque ids (seal.py)
             lowered, original = seal(lowered)
-            files = add_mapping(bundle_files(lowered), lowered.task.id, original, lowered.task.source)
+            files = add_mapping(
+                bundle_files(lowered, loader.memo), lowered.task.id, original, lowered.task.source
+            )
         else:
-            files = bundle_files(lowered)
+            files = bundle_files(lowered, loader.memo)
         version = json.loads(files[R.MANIFEST])["version_id"]
         tasks.append((task.name, task.span.location, files, index_entry(lowered, version)))
     # duplicate diagnostics (an import error seen by several tasks) are reported once

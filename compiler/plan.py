@@ -61,7 +61,7 @@ def plan_kind(low: Lowered) -> str:
     return low.unit.plan or registry().category(low.category).plan
 
 
-def _preferred_direction(kind: str, low: Lowered, spin_view: str = "front"):
+def _preferred_direction(kind: str, low: Lowered, spin_view: str):
     """A direction (unit vector from the target) the viewpoint should lie in, if the plan needs one.
     `spin_view` ("front", "either", "any") relaxes the view of a turning part, see `SPIN_VIEWS`."""
     o = low.focus
@@ -134,8 +134,7 @@ def _clear_line(grid: Grid, a: tuple[float, float], b: tuple[float, float], igno
     k = np.arange(n + 1, dtype=float)  # the samples of the segment, all at once
     x = a[0] + (b[0] - a[0]) * k / n
     y = a[1] + (b[1] - a[1]) * k / n
-    i = ((y - grid.y0) // grid.cell).astype(int)  # Grid.cell_of, vectorised
-    j = ((x - grid.x0) // grid.cell).astype(int)
+    i, j = grid.cells_of(x, y)
     h, w = grid.reach.shape
     if not ((i >= 0) & (i < h) & (j >= 0) & (j < w)).all() or not grid.reach[i, j].all():
         return False

@@ -61,6 +61,10 @@ class Grid:
     def cell_of(self, x: float, y: float) -> tuple[int, int]:
         return int((y - self.y0) // self.cell), int((x - self.x0) // self.cell)
 
+    def cells_of(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`cell_of` of many points at once (row and column arrays)."""
+        return ((ys - self.y0) // self.cell).astype(int), ((xs - self.x0) // self.cell).astype(int)
+
     def centre(self, i: int, j: int) -> tuple[float, float]:
         return self.x0 + (j + 0.5) * self.cell, self.y0 + (i + 0.5) * self.cell
 
