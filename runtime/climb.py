@@ -15,7 +15,7 @@ import math
 from wac.bundle.model import AGENT_STEP_M
 
 DT = 1.0 / 120.0  # the physics step (physics.DT; imported there, so not from there)
-GROUP_SOLID = 1  # physics_bodies.GROUP_SOLID
+RAY_SOLID = 1 | 16  # physics_bodies.RAY_SOLID: solids, fixed or not
 
 FLAT_NZ = 0.99  # a hit whose normal is this close to up is a tread, not a slope
 MIN_RISE_M = 0.01  # lower edges are left to the capsule
@@ -36,7 +36,7 @@ def probe_step(phys, vx: float, vy: float, foot) -> float | None:
         starts.append([x, y, top])
         ends.append([x, y, low])
     best = None
-    for hit in phys.p.rayTestBatch(starts, ends, collisionFilterMask=GROUP_SOLID, physicsClientId=phys.cid):
+    for hit in phys.p.rayTestBatch(starts, ends, collisionFilterMask=RAY_SOLID, physicsClientId=phys.cid):
         if hit[0] < 0 or hit[2] <= 1e-6 or hit[4][2] < FLAT_NZ or hit[0] not in phys.walkable_bodies:
             continue
         z = float(hit[3][2])

@@ -30,7 +30,7 @@ from .climb import step_up
 from .geometry import euler_from_matrix
 from .physics_bodies import (
     GROUP_AGENT,
-    GROUP_SOLID,
+    MASK_AGENT,
     RAY_ALL,
     Bodies,
     BodyRef,
@@ -179,7 +179,7 @@ class Physics(Bodies):
             angularDamping=0.0,
             physicsClientId=c,
         )
-        p.setCollisionFilterGroupMask(self.agent, -1, GROUP_AGENT, GROUP_SOLID, physicsClientId=c)
+        p.setCollisionFilterGroupMask(self.agent, -1, GROUP_AGENT, MASK_AGENT, physicsClientId=c)
         self.refs[self.agent] = BodyRef("agent")
 
     def sync(self, full: bool = False) -> None:

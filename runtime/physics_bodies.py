@@ -14,11 +14,19 @@ from .geometry import PartPose, part_matrix, rotation_matrix
 from .terrain import heightfield
 from .world import ObjectState, PartState
 
-GROUP_SOLID, GROUP_GHOST, GROUP_AGENT, GROUP_REACH = 1, 2, 4, 8
+GROUP_SOLID, GROUP_GHOST, GROUP_AGENT, GROUP_REACH, GROUP_FIXED = 1, 2, 4, 8, 16
+# GROUP_FIXED: solids physics never moves (static objects, the ground).  They meet the agent and
+# dynamic bodies as GROUP_SOLID ones do, but not each other: Bullet would otherwise compute the
+# contact points of every touching fixed pair (an object on the ground, a window in its wall) at
+# every step, though no impulse can move either (most of a large scene's step time).
+MASK_SOLID = GROUP_SOLID | GROUP_AGENT | GROUP_FIXED  # what a body that may move meets
+MASK_FIXED = GROUP_SOLID | GROUP_AGENT  # what a fixed body meets: no other fixed body
+MASK_AGENT = GROUP_SOLID | GROUP_FIXED
 # pybullet ray queries carry filter group 1: ray-only bodies need bit 1 in their mask, which is
 # harmless because no solid body has their group bit in its own mask.
 GROUP_RAYS = GROUP_SOLID
-RAY_ALL = GROUP_SOLID | GROUP_GHOST
+RAY_SOLID = GROUP_SOLID | GROUP_FIXED  # rays that stop at solids
+RAY_ALL = RAY_SOLID | GROUP_GHOST
 
 
 def _quat(r: np.ndarray) -> tuple[float, float, float, float]:
@@ -199,7 +207,7 @@ class Bodies:
             ghost = []
         if dynamic and solid:
             b = self._make_body(
-                st, solid, base, st.mass_kg, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, BodyRef("object", st.id)
+                st, solid, base, st.mass_kg, GROUP_SOLID, MASK_SOLID, BodyRef("object", st.id)
             )
             # Dynamic objects start asleep where they were placed (as game engines do): a floated
             # or interpenetrating object keeps its pose until something touches it.
@@ -212,9 +220,9 @@ class Bodies:
             out.append((b, None))
         else:
             fixed = [ps for ps in solid if not (ps.part.hinge or ps.part.spin)]
-            b = self._make_body(
-                st, fixed, base, 0.0, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, BodyRef("object", st.id)
-            )
+            # a dynamic object held still (frozen, massless) may be given mass later: not fixed
+            group, mask = (GROUP_SOLID, MASK_SOLID) if st.spec.dynamic else (GROUP_FIXED, MASK_FIXED)
+            b = self._make_body(st, fixed, base, 0.0, group, mask, BodyRef("object", st.id))
             if b is not None:
                 out.append((b, None))
             for ps in solid:
@@ -224,8 +232,8 @@ class Bodies:
                         [ps],
                         self._part_base(st, ps, visual=True),
                         0.0,
-                        GROUP_SOLID,
-                        GROUP_SOLID | GROUP_AGENT,
+                        group,
+                        mask,
                         BodyRef("object", st.id, ps.part.id),
                         place=self._part_base(st, ps),
                     )
@@ -276,7 +284,7 @@ class Bodies:
         self.ground_bodies = []
         if self.world.scene.ground.terrain is not None:
             b = heightfield(self.p, self.cid, self.world.scene.ground)
-            p.setCollisionFilterGroupMask(b, -1, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, physicsClientId=c)
+            p.setCollisionFilterGroupMask(b, -1, GROUP_FIXED, MASK_FIXED, physicsClientId=c)
             p.changeDynamics(b, -1, lateralFriction=0.8, restitution=1.0, physicsClientId=c)
             self.refs[b] = BodyRef("ground")
             self.ground_bodies.append(b)
@@ -342,7 +350,7 @@ class Bodies:
         b = p.createMultiBody(
             0, shape, -1, list(centre), _quat(rot if rot is not None else np.eye(3)), physicsClientId=c
         )
-        p.setCollisionFilterGroupMask(b, -1, GROUP_SOLID, GROUP_SOLID | GROUP_AGENT, physicsClientId=c)
+        p.setCollisionFilterGroupMask(b, -1, GROUP_FIXED, MASK_FIXED, physicsClientId=c)
         p.changeDynamics(
             b, -1, lateralFriction=0.8, restitution=1.0 if ref.kind == "ground" else 0.0, physicsClientId=c
         )

@@ -396,7 +396,7 @@ def _ahead(env, direction: str) -> tuple:
     either side, 0.1 m beyond its radius: a wall met at a slant, along which the agent slid,
     counts as well as one met head on.
     """
-    from wac.runtime.physics_bodies import GROUP_SOLID
+    from wac.runtime.physics_bodies import RAY_SOLID
 
     sign = 1.0 if direction == "forward" else -1.0
     foot = env.physics.agent_position()
@@ -410,7 +410,7 @@ def _ahead(env, direction: str) -> tuple:
             starts.append(a)
             ends.append(a + d * reach)
     out = []
-    for (ref, frac), a, b in zip(env.physics.rays(starts, ends, GROUP_SOLID), starts, ends, strict=True):
+    for (ref, frac), a, b in zip(env.physics.rays(starts, ends, RAY_SOLID), starts, ends, strict=True):
         if ref is not None and ref.kind not in ("agent", "ground"):
             out.append((ref.kind, ref.object_id, tuple(float(v) for v in a + (b - a) * frac)))
     return tuple(out)

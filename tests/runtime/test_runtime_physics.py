@@ -138,3 +138,29 @@ def test_dynamic_objects_sleep_until_touched(make_env):
     assert env.world.get("bin_1").position[0] == pytest.approx(2.0, abs=1e-3)
     env.step("move 2")
     assert env.world.get("bin_1").position[0] > 2.05
+
+
+def test_fixed_bodies_meet_everything_but_each_other(make_env):
+    """Static objects and the ground compute no contacts with each other (no impulse could move
+    either; skipping them is most of a large scene's step time), while the agent, dynamic objects,
+    rays and closest-point queries meet them as before."""
+    from wac.runtime import climb, physics_bodies
+
+    crate = box("crate", (0.6, 0.6, 0.6), (0.0, 2.0, 0.0))
+    env = make_env(task([wall("wall_1", (2.0, 0.0, 0.0)), crate, bin_("bin_1", (-1.5, -1.5, 0.0))]))
+    ph, p = env.physics, env.physics.p
+    ph.kick(env.world.get("bin_1"), linear=(-1.0, 0.0, 0.0))
+    env.step("wait 1")
+    fixed = set(ph.ground_bodies) | {b for oid in ("wall_1", "crate") for b, _ in ph.bodies[oid]}
+    contacts = p.getContactPoints(physicsClientId=ph.cid)
+    assert not [c for c in contacts if c[1] in fixed and c[2] in fixed]
+    (bin_body, _), (crate_body, _) = ph.bodies["bin_1"][0], ph.bodies["crate"][0]
+    assert any(bin_body in c[1:3] and (c[1] in fixed or c[2] in fixed) for c in contacts)  # on the ground
+    moved = env.world.get("bin_1").position
+    assert moved[0] < -1.55 and abs(moved[2]) < 0.02  # slid along the ground, not through it
+    assert p.getClosestPoints(crate_body, ph.ground_bodies[0], 0.01, physicsClientId=ph.cid)
+    ref, _, _ = ph.ray((0.0, 2.0, 3.0), (0.0, 2.0, -1.0))
+    assert ref is not None and ref.object_id == "crate"
+    assert climb.RAY_SOLID == physics_bodies.RAY_SOLID
+    r = env.step("move 4")
+    assert "blocked" in r.outcome and r.pose.x == pytest.approx(2.0 - 0.1 - 0.3, abs=0.05)
