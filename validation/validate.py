@@ -17,10 +17,11 @@ import math
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from wac.bundle.reader import PLAN, TASK, Bundle
+from wac.bundle.reader import Bundle
 from wac.errors import UsageError
 
 from .capture import Step, actions_text, run_steps
@@ -281,40 +282,77 @@ def validate_bundle(
     )
 
 
-def cmd_validate(args: argparse.Namespace) -> int:
-    if args.examples is not None and args.examples < 1:
-        raise UsageError("--examples must be at least 1")
-    examples = args.examples or PROFILES[args.profile]
-    for path in args.bundles:
-        if not (Path(path) / PLAN).is_file() and not Path(path).name == PLAN:
-            raise UsageError(f"{path}: not a bundle (a directory with {TASK} and {PLAN})")
-    failed = 0
-    remote = None
+def _job(path: str, examples: int, seed: int | None, verbose: bool) -> tuple[ValidationResult, list[str]]:
+    """One bundle's validation in a worker process, with the lines `--verbose` would print."""
+    lines: list[str] = []
+    res = validate_bundle(path, examples, seed, log=lines.append if verbose else None)
+    return res, lines
+
+
+def _results(
+    args, paths: list[str], examples: int, jobs: int
+) -> Iterator[tuple[str, ValidationResult, list[str]]]:
+    """(path, result, verbose lines) per bundle, in input order, computed where `args` says."""
     if getattr(args, "backend", "local") == "ray":  # wac/backends.py: one Ray task per bundle
         from wac.backends import ray_map
 
-        remote = ray_map(validate_bundle, [(p, examples, args.seed) for p in args.bundles], args.address)
-    for i, path in enumerate(args.bundles):
-        print(f"validating {path} ({examples} examples, profile {args.profile})", file=sys.stderr)
-        res = (
-            remote[i]
-            if remote is not None
-            else validate_bundle(
-                path, examples, args.seed, log=(lambda m: print(m, file=sys.stderr)) if args.verbose else None
-            )
-        )
+        for path, res in zip(
+            paths,
+            ray_map(validate_bundle, [(p, examples, args.seed) for p in paths], args.address),
+            strict=True,
+        ):
+            yield path, res, []
+    elif jobs <= 1 or len(paths) == 1:
+        for path in paths:
+            print(f"validating {path} ({examples} examples, profile {args.profile})", file=sys.stderr)
+            log = (lambda m: print(m, file=sys.stderr)) if args.verbose else None
+            yield path, validate_bundle(path, examples, args.seed, log=log), []
+    else:
+        from wac.backends import local_pool, result
+
+        # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
+        with local_pool(jobs, "spawn") as ex:
+            futs = [ex.submit(_job, p, examples, args.seed, args.verbose) for p in paths]
+            for path, fut in zip(paths, futs, strict=True):
+                res, lines = result(fut)
+                yield path, res, lines
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .pool import find_bundles
+
+    if args.examples is not None and args.examples < 1:
+        raise UsageError("--examples must be at least 1")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    examples = args.examples or PROFILES[args.profile]
+    paths = [str(b) for b in find_bundles(args.bundles)]
+    jobs = args.jobs or min(len(paths), os.cpu_count() or 1)
+    failed = 0
+    t0 = time.perf_counter()
+    for path, res, lines in _results(args, paths, examples, jobs):
+        for line in lines:
+            print(line, file=sys.stderr)
         if res.passed:
             print(
                 f"{res.task_id}: ok: the anomaly manifests only in the perturbed world in all {res.valid} valid "
-                f"variation(s) of {res.examples} tried ({res.seconds:.1f} s)"
+                f"variation(s) of {res.examples} tried ({res.seconds:.1f} s)",
+                flush=True,
             )
         else:
             failed += 1
             print(f"{res.task_id}: FAIL after {res.examples} variation(s): {res.why}")
             print(f"  minimal counterexample: {res.counterexample.describe()}")
             print(
-                f'  replay: wac play {path} --variant perturbed --out /tmp/{res.task_id}-cx --actions "{res.actions}"'
+                f'  replay: wac play {path} --variant perturbed --out /tmp/{res.task_id}-cx --actions "{res.actions}"',
+                flush=True,
             )
+    if len(paths) > 1:
+        where = "on Ray" if getattr(args, "backend", "local") == "ray" else f"on {jobs} process(es)"
+        print(
+            f"validated {len(paths)} task(s) ({examples} examples each, profile {args.profile}): "
+            f"{len(paths) - failed} passed, {failed} failed, in {time.perf_counter() - t0:.1f} s {where}"
+        )
     return 1 if failed else 0
 
 
@@ -322,7 +360,9 @@ def register(subparsers) -> None:
     v = subparsers.add_parser(
         "validate", help="property-based validation: vary approach, timing, order and seed"
     )
-    v.add_argument("bundles", nargs="+", metavar="BUNDLE")
+    v.add_argument(
+        "bundles", nargs="+", metavar="BUNDLE", help="bundles, or build directories (every bundle in them)"
+    )
     v.add_argument(
         "--profile",
         choices=sorted(PROFILES),
@@ -331,6 +371,7 @@ def register(subparsers) -> None:
     )
     v.add_argument("--examples", type=int, help="number of variations to try (overrides --profile)")
     v.add_argument("--seed", type=int, help="randomise the search with this seed (default: deterministic)")
+    v.add_argument("-j", "--jobs", type=int, help="bundles in parallel processes (default: one per CPU)")
     v.add_argument("-v", "--verbose", action="store_true", help="print every variation tried")
     from wac.backends import add_backend_args
 

@@ -43,3 +43,26 @@ def test_a_failure_shrinks_to_a_minimal_counterexample(bundle, monkeypatch, caps
     assert "FAIL" in out and "out of view after a side step" in out
     assert "minimal counterexample: side step" in out and "pause" not in out and "seed" not in out
     assert "wac play" in out and "turn 90" in out or "turn -90" in out
+
+
+def test_a_build_directory_validates_in_parallel_as_it_does_in_one_process(tmp_path, capsys):
+    """`wac validate BUILD -j 2` checks every bundle of a build, reports them in input order with
+    the verdicts one process gives, and ends with a count; a bad argument is a usage error."""
+    import re
+
+    out = tmp_path / "build"
+    srcs = [ROOT / "taxonomy" / "examples" / f"{n}.wa" for n in ("missing_support", "scale")]
+    assert build(srcs, ROOT, out).ok
+
+    def verdicts(*extra):
+        assert wac(["validate", str(out), "--examples", "2", *extra]) == 0
+        text = capsys.readouterr().out
+        return text, [re.sub(r"\(\d+\.\d s\)", "", line) for line in text.splitlines() if ": ok:" in line]
+
+    par, par_lines = verdicts("-j", "2")
+    seq, seq_lines = verdicts("-j", "1")
+    assert [line.split(":")[0] for line in par_lines] == ["missing_support_demo", "scale_demo"]
+    assert par_lines == seq_lines
+    assert "validated 2 task(s)" in par and "2 passed, 0 failed" in par and "on 2 process(es)" in par
+    assert wac(["validate", str(out), "-j", "0"]) == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().err
