@@ -289,6 +289,10 @@ class Output:
         write_bundle(self.tmp / task_id, files)
         self.written.append(task_id)
 
+    def staged(self, task_id: str) -> None:
+        """A bundle a build worker wrote into `tmp` itself (`pipeline._compile_chunk`)."""
+        self.written.append(task_id)
+
     def reuse(self, task_id: str) -> None:
         if self.incremental:
             self.kept.append(task_id)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -33,7 +33,7 @@ from wac.compiler import nodes as N
 from wac.compiler.anomalies import lower_anomalies
 from wac.compiler.assemble import build_world
 from wac.compiler.diagnostics import Collector, Diagnostic, did_you_mean
-from wac.compiler.emit import Output, bundle_files, compiler_digest, index_entry, read_cache
+from wac.compiler.emit import Output, bundle_files, compiler_digest, index_entry, read_cache, write_bundle
 from wac.compiler.honesty import check_benign, check_giveaway
 from wac.compiler.layout import Layout, Materials
 from wac.compiler.lower import Lowered3, lower_task
@@ -50,7 +50,9 @@ from wac.compiler.validate import check_clean, check_start, walkable_grid
 class Result:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
-    tasks: dict[str, dict[str, bytes]] = field(default_factory=dict)  # task id -> bundle files
+    # task id -> bundle files (a parallel build's workers write the bundles straight into the
+    # staging directory: their files are read from the built bundle when asked for)
+    tasks: dict[str, Mapping[str, bytes]] = field(default_factory=dict)
     index: list[dict] = field(default_factory=list)
     compiled: int = 0
     reused: int = 0
@@ -193,12 +195,16 @@ def _file_digest(path: Path, loader: Loader | None = None) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+STAGED = "staged"  # FileResult.tasks: a bundle a worker wrote into the staging directory
+
+
 @dataclass
 class FileResult:
     """Passes 1-7 for every task of one file."""
 
     path: Path
-    tasks: list[tuple[str, str, dict[str, bytes] | None, dict | None]]  # name, location, files, index entry
+    # name, location, files (None: not compiled; STAGED: written by a worker), index entry
+    tasks: list[tuple[str, str, dict[str, bytes] | str | None, dict | None]]
     diagnostics: list[Diagnostic]
     deps: dict[str, str]
     warnings: list[Diagnostic] = field(default_factory=list)
@@ -245,9 +251,52 @@ def _warm_up() -> None:
     _parser(), load_stdlib(), registry(), _validators()
 
 
-def _compile_chunk(root: Path, cwd: Path, paths: list[Path], sealed: bool = False) -> list[FileResult]:
-    loader = Loader(root=root, cwd=cwd)
-    return [compile_file(p, loader, sealed) for p in paths]
+_WORKER_LOADER: dict[tuple[Path, Path], Loader] = {}
+
+
+def _compile_chunk(
+    root: Path, cwd: Path, paths: list[Path], sealed: bool = False, stage: Path | None = None
+) -> list[FileResult]:
+    """Passes 1-7 for a run of files in a build's worker process; with `stage`, the bundles are
+    written there (the build's staging directory) and only their index entries come back.
+
+    A worker serves one build (the pool is forked per build), so it keeps one loader for all its
+    chunks: each scene is parsed and laid out once per worker, as in a one-process build."""
+    loader = _WORKER_LOADER.setdefault((root, cwd), Loader(root=root, cwd=cwd))
+    results = [compile_file(p, loader, sealed) for p in paths]
+    if stage is not None:
+        for fr in results:
+            for i, (name, location, files, entry) in enumerate(fr.tasks):
+                if files is not None:
+                    write_bundle(stage / entry["id"], files)
+                    fr.tasks[i] = (name, location, STAGED, entry)
+    return results
+
+
+class BuiltBundle(Mapping):
+    """A bundle's files as `Result.tasks` gives them, read from its directory in the build."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _names(self) -> list[str]:
+        return sorted(
+            str(f.relative_to(self.directory)).replace("\\", "/")
+            for f in self.directory.rglob("*")
+            if f.is_file()
+        )
+
+    def __getitem__(self, rel: str) -> bytes:
+        try:
+            return (self.directory / rel).read_bytes()
+        except OSError:
+            raise KeyError(rel) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
 
 
 def _reusable(entry: dict | None, out: Path | None, strict: bool = False) -> bool:
@@ -313,19 +362,36 @@ def _compile_project(sources, root, out, jobs, progress, total, strict, sealed) 
         total(len(files))
     results: dict[Path, FileResult] = {}
     cwd = Path.cwd()
+    output = Output(out) if out is not None else None
+    try:
+        _compile_files(results, todo, root, cwd, jobs, progress, sealed, output)
+        _emit(result, files, results, entries, strict, sealed, output, progress)
+    except BaseException:
+        if output is not None:
+            output.abort()
+        raise
+    result.index.sort(key=lambda e: e["id"])
+    return result
+
+
+def _compile_files(results, todo, root, cwd, jobs, progress, sealed, output) -> None:
+    """Passes 1-7 for the files to (re)build, in `jobs` forked processes when there are enough."""
     if jobs > 1 and len(todo) >= 2 * jobs:
         from wac.backends import as_completed, local_pool
 
         _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
         # contiguous runs of the sorted files: the tasks of one folder mostly share a scene, and a
-        # chunk lays out and grids each scene it meets once (a fresh loader per chunk)
+        # worker lays out and grids each scene it meets once (one loader per worker)
         ordered, k = sorted(todo), jobs * 4
         chunks = [c for i in range(k) if (c := ordered[i * len(ordered) // k : (i + 1) * len(ordered) // k])]
         done: list[list[FileResult]] = [[] for _ in chunks]
         with local_pool(jobs, "fork") as pool:
-            # as_completed wakes the waiting thread, so a Ctrl-C stops the build at once (local_pool
-            # then drops the queued chunks and kills the running ones)
-            futs = {pool.submit(_compile_chunk, root, cwd, c, sealed): i for i, c in enumerate(chunks)}
+            # the workers write their bundles into the staging directory themselves (in parallel,
+            # and the parent does not receive every bundle's bytes); as_completed wakes the waiting
+            # thread, so a Ctrl-C stops the build at once (local_pool then drops the queued chunks
+            # and kills the running ones)
+            stage = output.tmp if output is not None else None
+            futs = {pool.submit(_compile_chunk, root, cwd, c, sealed, stage): i for i, c in enumerate(chunks)}
             for fut in as_completed(futs):
                 done[futs[fut]] = fut.result()
                 if progress:
@@ -339,73 +405,73 @@ def _compile_project(sources, root, out, jobs, progress, total, strict, sealed) 
             results[f] = compile_file(f, loader, sealed)
             if progress:
                 progress(1)
+
+
+def _emit(result, files, results, entries, strict, sealed, output, progress) -> None:
+    """8. emit: diagnostics, index and bundles in the files' order; commit when all is well."""
     new_cache: dict = {"compiler": compiler_digest(), "files": {}, **({"sealed": True} if sealed else {})}
     seen: dict[str, str] = {}
-    output = Output(out) if out is not None else None
-    try:
-        for f in files:  # 8. emit, in a stable order
-            if f in results:
-                fr = results[f]
-                result.diagnostics.extend(fr.diagnostics)
-                if strict:
-                    result.diagnostics.extend(replace(w, severity="error") for w in fr.warnings)
-                else:
-                    result.warnings.extend(fr.warnings)
-                index = {}
-                for name, location, bundle, entry in fr.tasks:
-                    if name in seen:
-                        result.diagnostics.append(
-                            Diagnostic(
-                                "E310",
-                                f"task `{name}` is declared twice (here and at {seen[name]})",
-                                None,
-                                "task names are unique in a project; rename one",
-                            )
+    for f in files:
+        if f in results:
+            fr = results[f]
+            result.diagnostics.extend(fr.diagnostics)
+            if strict:
+                result.diagnostics.extend(replace(w, severity="error") for w in fr.warnings)
+            else:
+                result.warnings.extend(fr.warnings)
+            index = {}
+            for name, location, bundle, entry in fr.tasks:
+                if name in seen:
+                    result.diagnostics.append(
+                        Diagnostic(
+                            "E310",
+                            f"task `{name}` is declared twice (here and at {seen[name]})",
+                            None,
+                            "task names are unique in a project; rename one",
                         )
-                        continue
-                    seen[name] = location
-                    if bundle is None:
-                        continue
+                    )
+                    continue
+                seen[name] = location
+                if bundle is None:
+                    continue
+                result.index.append(entry)
+                result.compiled += 1
+                index[name] = entry
+                if bundle == STAGED:  # a worker wrote it; read back from the build if asked for
+                    output.staged(entry["id"])
+                    result.tasks[name] = BuiltBundle(output.out / entry["id"])
+                else:
                     result.tasks[name] = bundle
-                    result.index.append(entry)
-                    result.compiled += 1
-                    index[name] = entry
                     if output is not None:
                         output.add(entry["id"], bundle)
-                new_cache["files"][str(f)] = {
-                    "deps": fr.deps,
-                    "tasks": [t[0] for t in fr.tasks],
-                    "index": index,
-                    "warnings": len(fr.warnings),
-                }
-            else:
-                e = entries[str(f)]
-                for name in e["tasks"]:
-                    if name in seen:
-                        result.diagnostics.append(
-                            Diagnostic(
-                                "E310",
-                                f"task `{name}` is declared twice ({f} and {seen[name]})",
-                                None,
-                                "task names are unique in a project; rename one",
-                            )
+            new_cache["files"][str(f)] = {
+                "deps": fr.deps,
+                "tasks": [t[0] for t in fr.tasks],
+                "index": index,
+                "warnings": len(fr.warnings),
+            }
+        else:
+            e = entries[str(f)]
+            for name in e["tasks"]:
+                if name in seen:
+                    result.diagnostics.append(
+                        Diagnostic(
+                            "E310",
+                            f"task `{name}` is declared twice ({f} and {seen[name]})",
+                            None,
+                            "task names are unique in a project; rename one",
                         )
-                        continue
-                    seen[name] = str(f)
-                    output.reuse(e["index"][name]["id"])
-                    result.index.append(e["index"][name])
-                    result.reused += 1
-                new_cache["files"][str(f)] = e
-                if progress:
-                    progress(1)
-        if output is not None:
-            if result.diagnostics:
-                output.abort()
-            else:
-                output.commit(sorted(result.index, key=lambda e: e["id"]), new_cache)
-    except BaseException:
-        if output is not None:
+                    )
+                    continue
+                seen[name] = str(f)
+                output.reuse(e["index"][name]["id"])
+                result.index.append(e["index"][name])
+                result.reused += 1
+            new_cache["files"][str(f)] = e
+            if progress:
+                progress(1)
+    if output is not None:
+        if result.diagnostics:
             output.abort()
-        raise
-    result.index.sort(key=lambda e: e["id"])
-    return result
+        else:
+            output.commit(sorted(result.index, key=lambda e: e["id"]), new_cache)

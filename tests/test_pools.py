@@ -63,7 +63,7 @@ def test_a_ctrl_c_that_lands_on_another_thread_stops_the_wait_at_once():
     assert time.monotonic() - t0 < 5
 
 
-def _stuck_chunk(root, cwd, paths, sealed=False):
+def _stuck_chunk(root, cwd, paths, sealed=False, stage=None):
     time.sleep(60)
     return []
 

@@ -282,3 +282,30 @@ def test_a_scene_without_an_environment_keeps_its_bytes(project, tmp_path):
     assert '"environment"' not in raw
     task = Task.model_validate_json(raw)
     assert coverage_limit_m(task.scene) == DISTANCE_LIMIT_M[task.scene.scene_type]
+
+
+def test_a_parallel_build_writes_what_one_process_writes(project, tmp_path):
+    """`wac build -j 2`: its workers write the bundles into the staging directory themselves; the
+    build directory, the index and `Result.tasks` are those of a one-process build, and a failed
+    parallel build leaves the previous one untouched with no staging directory behind."""
+    project("fence.wa", TASK)
+    for i, h in enumerate(("0.3", "0.4", "0.5")):
+        project(
+            f"float_{i}.wa", f"task floaty_crate_{i} on yard {{\n    anomaly float crate_2 by {h} m\n}}\n"
+        )
+    one, two = tmp_path / "one", tmp_path / "two"
+    a = compile_project([project.root / "tasks"], project.root, out=one, jobs=1)
+    b = compile_project([project.root / "tasks"], project.root, out=two, jobs=2)
+    assert a.ok and b.ok and a.compiled == b.compiled == 4
+    files = {p.relative_to(one): p.read_bytes() for p in one.rglob("*") if p.is_file()}
+    assert files == {p.relative_to(two): p.read_bytes() for p in two.rglob("*") if p.is_file()}
+    assert a.index == b.index and set(a.tasks) == set(b.tasks)
+    assert all(dict(b.tasks[t]) == a.tasks[t] for t in a.tasks)
+    assert b.tasks["fence_walkthrough"]["rubric.json"] == a.tasks["fence_walkthrough"]["rubric.json"]
+
+    for f in (project.root / "tasks").iterdir():  # every file changes: all four compile again
+        f.write_text(f.read_text().replace("crate_2 by 0.5", "crate_9 by 0.5") + "# edited\n")
+    failed = compile_project([project.root / "tasks"], project.root, out=two, jobs=2)
+    assert not failed.ok and failed.compiled == 3 and any("crate_9" in m for m in messages(failed))
+    assert {p.relative_to(two): p.read_bytes() for p in two.rglob("*") if p.is_file()} == files
+    assert not any(x.name.startswith(".two.tmp") for x in tmp_path.iterdir())
