@@ -382,7 +382,7 @@ def _compile_files(results, todo, root, cwd, jobs, progress, sealed, output) -> 
         _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
         # contiguous runs of the sorted files: the tasks of one folder mostly share a scene, and a
         # worker lays out and grids each scene it meets once (one loader per worker)
-        ordered, k = sorted(todo), jobs * 4
+        ordered, k = sorted(todo), jobs * 8
         chunks = [c for i in range(k) if (c := ordered[i * len(ordered) // k : (i + 1) * len(ordered) // k])]
         done: list[list[FileResult]] = [[] for _ in chunks]
         with local_pool(jobs, "fork") as pool:
