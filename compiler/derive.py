@@ -497,11 +497,19 @@ def _write(made: list[Derived], out_dir: Path) -> list[Path]:
     return written
 
 
-def write_derived(made: list[Derived], out_dir: Path) -> list[Path]:
-    """Write the derived task files (only those that differ), and remove stale derived ones."""
+def write_derived(made: list[Derived], out_dir: Path, anchors: set[str] | None = None) -> list[Path]:
+    """Write the derived task files (only those that differ), and remove stale derived ones: every
+    other derived file, or with `anchors` (a run that re-derives some anchors of a larger set) only
+    the other files derived from those anchors."""
     written = _write(made, out_dir)
     keep = {f"{d.name}.wa" for d in made}
     for p in sorted(out_dir.glob("*.wa")):
-        if p.name not in keep and p.read_text(encoding="utf-8").startswith("# Derived by `wac derive multi"):
+        if p.name in keep:
+            continue
+        head = p.read_text(encoding="utf-8").split("\n", 1)[0]
+        if not head.startswith("# Derived by `wac derive multi"):
+            continue
+        source = re.search(r" from `([^`]+)`:", head)
+        if anchors is None or (source is not None and source.group(1) in anchors):
             p.unlink()
     return written

@@ -75,7 +75,8 @@ def cmd_multi(args) -> int:
                 )
     else:
         made = derive_multi(names, sources, root, out, args.seed, say, check, keep_each=True)
-    paths = write_derived(made, out)
+    # `--anchors` re-derives some anchors of the set: the other anchors' files stay
+    paths = write_derived(made, out, set(names) if args.anchors else None)
     print(f"wac: derived {len(paths)} task(s) from {len(names)} anchor(s) into {out} (seed {args.seed})")
     return 0
 

@@ -264,3 +264,21 @@ def test_an_extra_anomaly_never_changes_the_anchors_in_context_example():
 
     assert same_example(task("lamp post"))
     assert not same_example(task("table"))  # the first missing-support demonstration floats a table
+
+
+def test_re_deriving_some_anchors_keeps_the_other_anchors_files(derived, tmp_path):
+    """`wac derive multi --anchors A` re-derives A's files: another anchor's derived files stay, a
+    stale file of A goes, and so does every stale file when the whole set is derived."""
+    made, out = derived
+    scratch = tmp_path / "derived"
+    shutil.copytree(out, scratch)
+    stale = scratch / "market_03_m4_c1.wa"  # a file A's earlier run wrote, no longer drawn
+    stale.write_text("# Derived by `wac derive multi --seed 7` from `market_03`: 4 anomalies.\n")
+    hand = scratch / "notes.wa"  # not derived: never touched
+    hand.write_text("# a hand-written file\n")
+    market = [d for d in made if d.anchor == "market_03"]
+    write_derived(market, scratch, {"market_03"})
+    left = {p.name for p in scratch.glob("*.wa")}
+    assert {f"{d.name}.wa" for d in made} | {"notes.wa"} == left
+    write_derived(market, scratch)
+    assert {f"{d.name}.wa" for d in market} | {"notes.wa"} == {p.name for p in scratch.glob("*.wa")}
