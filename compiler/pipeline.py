@@ -43,6 +43,7 @@ from wac.compiler.perturbed import check_perturbed
 from wac.compiler.plan import PlanError, make_plan
 from wac.compiler.resolve import Loader, discover
 from wac.compiler.seal import add_mapping, seal
+from wac.compiler.symmetry import check_visible_change
 from wac.compiler.validate import check_clean, check_start, walkable_grid
 
 
@@ -115,6 +116,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
         return None
     check_benign(built, anomalies, lowered, diag)
     check_perturbed(built, lowered, lambda low: low.span, diag)
+    check_visible_change(built, lowered, layout.materials.used, diag)
     if diag:
         return None
     targets = [t for low in lowered for t in low.targets if t in built.objects]
