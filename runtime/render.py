@@ -121,6 +121,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps):
             merged  # merged polydata of rigid part groups (shared by equal objects)
         )
         self._pose_key: dict[str, tuple] = {}  # object id -> pose key its actor matrices were set for
+        self._reversed_polys: dict[int, tuple] = {}  # id(poly) -> (poly, its faces wound the other way)
         self.proxies: dict[str, object] = {}
         self.ghosts: dict[str, object] = {}  # object id -> its shadow-only stand-in
         self._ghost_key: dict[str, tuple] = {}

@@ -55,6 +55,14 @@ def _pose_key(st: ObjectState) -> tuple:
     )
 
 
+def _mirrored(st: ObjectState) -> bool:
+    """Whether the object is drawn mirrored (an odd number of negative scale components)."""
+    sign = float(np.prod(np.sign(np.asarray(st.scale, dtype=float))))
+    if st.appearance_scale is not None:
+        sign *= float(np.prod(np.sign(np.asarray(st.appearance_scale, dtype=float) * np.ones(3))))
+    return sign < 0
+
+
 def _spin_top(obj) -> float:
     """Highest point a spinning part of an object reaches (its rest bounds do not cover the sweep)."""
     from wac.bundle.transforms import rotation
@@ -240,7 +248,8 @@ class SceneActors:
         """The object's actors, (re)built when its parts' materials or rest poses changed.  Rigid parts
         of one material (and emission) share one actor over merged geometry: fewer actors make every
         pass cheaper (each costs about as much as shading a few thousand pixels in software GL)."""
-        sig = tuple((pid, ps.material, ps.position, ps.rotation_deg) for pid, ps in st.parts.items())
+        mirrored = _mirrored(st)
+        sig = (mirrored, *((pid, ps.material, ps.position, ps.rotation_deg) for pid, ps in st.parts.items()))
         groups = self.groups.get(st.id)
         if groups is not None and self._group_sig.get(st.id) == sig:
             return groups
@@ -259,6 +268,8 @@ class SceneActors:
             else:
                 poly = self._merged_poly(parts)
                 local = np.eye(4)
+            if mirrored:
+                poly = self._reversed(poly)
             actor = self.vtk.vtkActor()
             actor.SetMapper(self._mapper(poly))
             self.ren.AddActor(actor)
@@ -299,6 +310,25 @@ class SceneActors:
         self.ren.AddActor(self._ground)
         self.ren.AddActor(self._skirt)
         self._order_dirty = False
+
+    def _reversed(self, poly):
+        """`poly` with every face wound the other way and the same normals: what a mirrored object
+        draws.  Its matrix has a negative determinant, which turns the winding of every face, so
+        OpenGL takes its front faces for back faces and two-sided lighting turns their normals
+        inward (a mirrored window drew dark).  Wound the other way before the mirror, the faces
+        come out front-facing and lit as the unmirrored object's are."""
+        got = self._reversed_polys.get(id(poly))
+        if got is None or got[0] is not poly:
+            import pyvista as pv
+
+            rev = self.vtk.vtkReverseSense()
+            rev.SetInputData(poly)
+            rev.ReverseCellsOn()
+            rev.ReverseNormalsOff()
+            rev.Update()
+            got = (poly, pv.wrap(rev.GetOutput()))
+            self._reversed_polys[id(poly)] = got
+        return got[1]
 
     def _merged_poly(self, parts: list):
         """One polydata of several rigid parts, in the object's (unscaled) frame."""

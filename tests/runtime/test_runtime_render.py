@@ -166,3 +166,31 @@ def test_lamp_shadow_maps_are_smaller_than_the_suns():
         finally:
             r.close()
     assert sizes == {"outdoor": (False, 2048), "indoor": (True, 1024)}  # lamps cast shadows indoors only
+
+
+def test_a_mirrored_object_is_lit_as_itself(make_env):
+    """A mirror turns every face's winding; the renderer winds a mirrored object's faces back, so a
+    symmetric object mirrored draws exactly as before (it once drew dark, lit from inside), while an
+    asymmetric one shows its mirror image."""
+
+    def frame(objects):
+        env = make_env(task(objects), width=160, height=120)
+        return env.observe().frame.astype(int)
+
+    plain = frame([box("post", (0.6, 0.6, 1.6), (3.0, 0.4, 0.0), material="red", rotation_deg=(30, 0, 0))])
+    mirrored = frame(
+        [
+            box(
+                "post",
+                (0.6, 0.6, 1.6),
+                (3.0, 0.4, 0.0),
+                material="red",
+                rotation_deg=(30, 0, 0),
+                scale=(-1, 1, 1),
+            )
+        ]
+    )
+    assert np.abs(plain - mirrored).max() <= 2
+    seat = frame([chair("chair", (2.0, 0.0, 0.0), yaw=60.0)])
+    flipped = frame([chair("chair", (2.0, 0.0, 0.0), yaw=60.0, scale=(-1, 1, 1))])
+    assert (np.abs(seat - flipped).sum(axis=2) > 30).sum() > 50
