@@ -6,7 +6,8 @@
 
 Prints, from each run's metrics (`wac.audit.metrics.run_metrics`, what `wac report` shows): the
 overall figures per agent for the single- and multi-anomaly tasks, then success rate and geometric
-coverage (App. E, the environment's distance limit) per environment and per category.  A task that
+coverage (App. E, the environment's distance limit) of the single-anomaly tasks per environment and
+per category, and of the multi-anomaly tasks per environment.  A task that
 has not run yet counts as missing and is left out, so the tables of an unfinished run say so.
 """
 
@@ -83,10 +84,16 @@ def main(argv: list[str]) -> int:
         if missing:
             print(f"{path}: {missing} task(s) not run or not judged, left out", file=sys.stderr)
     print("\n".join(_overall(runs)))
-    print()
-    print("\n".join(_by(runs, "environment", "environment")))
-    print()
-    print("\n".join(_by(runs, "category", "category")))
+    single = [(n, [r for r in rows if not r["multi_anomaly"]]) for n, rows in runs]
+    multi = [(n, [r for r in rows if r["multi_anomaly"]]) for n, rows in runs]
+    for title, sub, key in (
+        ("Single-anomaly tasks per environment", single, "environment"),
+        ("Single-anomaly tasks per category", single, "category"),
+        ("Multi-anomaly tasks per environment (coverage of the anchor)", multi, "environment"),
+    ):
+        if any(rows for _, rows in sub):
+            print(f"\n{title}:\n")
+            print("\n".join(_by(sub, key, key)))
     return 0
 
 

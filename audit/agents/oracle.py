@@ -2,7 +2,7 @@
 
 It replays the self-check plan's exposing actions (`selfcheck.json`, skipping the `mark`
 pseudo-actions) and files the rubric's finding: for every rubric entry (the anchor first) a
-confirmed bug whose description carries the target text, the object's names, the defect terms
+confirmed bug whose description carries the target text, the object's name, the defect terms
 and the inspection condition, with the entry's category, citing the frames of the plan's
 captioned steps.  If the oracle does not pass the judge on a task, the compiler, runtime,
 session or judge is broken, not an agent.  In a `ReviewSession` (two-stage) it cannot act, so it
@@ -46,8 +46,9 @@ def finding(entry) -> str:
     names = list(dict.fromkeys(entry.object_names))
     parts = [_sentence(entry.target)]
     if names:
-        also = f" (also called {', '.join(names[1:4])})" if len(names) > 1 else ""
-        parts.append(f"Object: the {names[0]}{also}.")
+        # the name alone: synonyms are often shared by the scene's other objects of the kind ("vehicle"
+        # for each of eight cars), and a report naming many objects is not specific (audit/keyword.py)
+        parts.append(f"Object: the {names[0]}.")
     if entry.defect_terms:
         parts.append(f"Defect: {', '.join(entry.defect_terms[:4])}.")
     if entry.inspection:
