@@ -96,7 +96,7 @@ def appearance(
     spin: dict[str, float] | None = None,
 ) -> list[tuple[tuple, np.ndarray]] | None:
     """(shape, size, material) and posed world points of every part of `o`, or None when the
-    points cannot stand for the look (a mesh part, a textured material)."""
+    points cannot stand for the look (a mesh part, a bold pattern)."""
     out = []
     for p in o.parts:
         pts = _outline(p.shape, tuple(p.size))
@@ -138,7 +138,8 @@ def same_look(a, b) -> bool:
 
 
 def _carries_others(built: Built, oid: str) -> bool:
-    return any(o.support == oid for o in built.objects.values())
+    """Whether anything rests on or is attached to the object (it moves with it)."""
+    return any(o.support == oid or o.attached_to == oid for o in built.objects.values())
 
 
 def _pose_unchanged(built: Built, e: B.SetPose, materials) -> bool:
