@@ -50,7 +50,7 @@ from .limits import MAX_JUDGED_CHARS, counted_bugs, judged_chars
 from .targets import DISTANCE_LIMIT_M, anomaly_target
 
 JUDGMENT_FORMAT = "wac.judgment/1"
-KEYWORD_MODEL = "wac-keyword/2"  # bump when the keyword rules change: old judgments are then redone
+KEYWORD_MODEL = "wac-keyword/3"  # bump when the keyword rules change: old judgments are then redone
 BACKENDS = ("keyword", "openai")
 MAX_IMAGES = 12
 

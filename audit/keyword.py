@@ -273,10 +273,20 @@ def unspecific(text: Text, scene_names: tuple[tuple[str, ...], ...] = ()) -> str
     families = sorted(f for f, terms in _family_terms().items() if any(affirms(text, d) for d in terms))
     if len(families) > MAX_FAMILIES:
         return f"names defects of {len(families)} anomaly families ({', '.join(families)})"
-    named = sum(1 for group in scene_names if any(mentions(st, n) for n in group))
+    named = _objects_named(st, scene_names)
     if named > MAX_OBJECTS:
         return f"names {named} different objects of the scene"
     return None
+
+
+def _objects_named(st: list[str], scene_names: tuple[tuple[str, ...], ...]) -> int:
+    """How many of the scene's distinct objects the text names.  A phrase that several objects
+    answer to (a prefab's synonym such as "dining table" for every table of a room) names one of
+    them, whichever it is, not all: the count is the smaller of the objects reached and the phrases
+    used to reach them."""
+    reached = [group for group in scene_names if any(mentions(st, n) for n in group)]
+    phrases = {n for group in reached for n in group if mentions(st, n)}
+    return min(len(reached), len(phrases))
 
 
 @dataclass(frozen=True)

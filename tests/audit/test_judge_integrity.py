@@ -86,6 +86,23 @@ def test_a_bug_naming_many_scene_objects_is_not_specific():
     assert keyword_match(SACKS, [bug("The sack next to the barrel floats.")], names).score == 1
 
 
+def test_a_synonym_many_objects_share_names_one_of_them():
+    """A room's tables all answer to "dining table": naming the one a bottle floats above does not
+    name four objects; naming five objects by five names still does."""
+    names = (
+        ("bottle",),
+        ("coffee table", "dining table", "table"),
+        ("side table", "dining table", "table"),
+        ("dining table", "table"),
+        ("desk", "dining table", "table"),
+    )
+    text = "The sack floats 0.5 m above the dining table without any support."
+    assert keyword_match(SACKS, [bug(text)], (("sack",), *names[1:])).score == 1
+    many = "The sack, the coffee table, the side table, the desk and the bottle are floating."
+    m = keyword_match(SACKS, [bug(many)], (("sack",), *names))
+    assert m.score == 0 and "different objects" in m.reason
+
+
 def test_a_place_finding_must_come_from_near_the_place():
     text = "An invisible wall blocked me when I walked along the path."
     where = ((-3.0, -1.0, 0.5), 7.0)
