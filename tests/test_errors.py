@@ -35,6 +35,8 @@ BUILTIN_EXCEPTIONS = {
 
 # (module, enclosing function or "<module>", builtin exception) -> why it stays builtin
 BUILTIN_RAISES = {
+    ("wac.compiler.pipeline", "BuiltBundle.__getitem__", "KeyError"): "the Mapping protocol: a bundle "
+    "file that is not there is a missing key",
     ("wac.compiler.operators", "<module>", "ImportError"): "the units and operators.yaml disagree: "
     "the package must not import (a programming error, checked by the consistency test)",
     ("wac.compiler.operators.base", "Lowering.__post_init__", "ValueError"): "a unit returned rubric "
