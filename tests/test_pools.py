@@ -10,6 +10,20 @@ import pytest
 from wac.backends import local_pool
 
 
+@pytest.fixture(autouse=True)
+def python_sigint():
+    """Ctrl-C as a fresh `wac` process gets it: Python's handler, SIGINT unblocked.  Tests that run
+    before these in the same process (pools, libraries with their own handlers) may leave either
+    changed, and a SIGINT then never becomes a KeyboardInterrupt."""
+    import signal
+
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    yield
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    signal.signal(signal.SIGINT, handler)
+
+
 def _sleep(seconds: float) -> float:
     time.sleep(seconds)
     return seconds
