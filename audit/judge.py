@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from wac.bundle.coverage import anomaly_target, coverage_limit_m
 from wac.bundle.model import Rubric, RubricEntry
 from wac.bundle.reader import RUBRIC, Bundle
 from wac.errors import BundleError, CorruptFile, JudgeCallError, UsageError  # noqa: F401 - re-exported
@@ -47,7 +48,6 @@ from .keyword import (  # noqa: F401 - the keyword judge, re-exported
     tokens,
 )
 from .limits import MAX_JUDGED_CHARS, counted_bugs, judged_chars
-from .targets import DISTANCE_LIMIT_M, anomaly_target
 
 JUDGMENT_FORMAT = "wac.judgment/1"
 KEYWORD_MODEL = "wac-keyword/3"  # bump when the keyword rules change: old judgments are then redone
@@ -204,7 +204,7 @@ def judge_context(task_dir: Path, meta: dict) -> JudgeContext:
         if names:
             groups.setdefault(names[0], names)
     points = tuple(anomaly_target(task, i).point for i in range(len(task.anomalies)))
-    ctx = JudgeContext(tuple(groups.values()), points, DISTANCE_LIMIT_M.get(task.scene.scene_type, 12.0))
+    ctx = JudgeContext(tuple(groups.values()), points, coverage_limit_m(task.scene))
     try:
         _write(local, {"names": [list(g) for g in ctx.names], "points": ctx.points, "limit_m": ctx.limit_m})
     except OSError:

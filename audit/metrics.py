@@ -31,6 +31,15 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
+from wac.bundle.coverage import (  # noqa: F401  (re-exported: the metric's definitions)
+    DISTANCE_LIMIT_M,
+    HALF_HFOV_DEG,
+    HALF_VFOV_DEG,
+    Target,
+    anomaly_target,
+    coverage_limit_m,
+    covers,
+)
 from wac.bundle.model import (
     SceneType,
 )
@@ -39,14 +48,10 @@ from wac.errors import UsageError
 from wac.taxonomy.registry import registry
 
 from .judge import CorruptFile, bundle_dir, frames_dir, read_json, read_report, read_run, task_ids
-from .targets import DISTANCE_LIMIT_M, Target, anomaly_target
 
 METRICS_FORMAT = "wac.metrics/1"
 PIPELINE_LABEL = "PIPELINE CHECK (the agent reads ground truth; not an auditing result)"
 
-COS_HALF_HFOV = 0.75  # horizontal: cos(angle to the view direction) >= 0.75, i.e. within 41.41 deg
-HALF_HFOV_DEG = math.degrees(math.acos(COS_HALF_HFOV))
-HALF_VFOV_DEG = 32.0  # vertical: target elevation within 32 deg of the camera's elevation
 VIEW_POINT_RADIUS_M = 1.0  # "exposing view point visited": a frame taken this close to it
 REACH_M = 3.0  # interact reach of the simulator (runtime/env.py)
 CONTACT_M = 0.6  # a pose this close to the target's footprint touched or walked into it
@@ -87,19 +92,6 @@ def trajectory_frames(traj: Path) -> list[ViewFrame]:
         if s.get("pose"):
             out.append(ViewFrame(f"a{n}", float(s.get("sim_time", 0.0)), s["pose"], s.get("action", "start")))
     return out
-
-
-def covers(pose: dict, point, eye_height_m: float, limit_m: float) -> bool:
-    """App. E's test for one frame: within the distance limit and both angular limits."""
-    dx, dy = point[0] - pose["x"], point[1] - pose["y"]
-    d = math.hypot(dx, dy)
-    if d < 1e-6 or d > limit_m:
-        return False
-    yaw = math.radians(pose["yaw_deg"])
-    if (dx * math.cos(yaw) + dy * math.sin(yaw)) / d < COS_HALF_HFOV:
-        return False
-    elevation = math.degrees(math.atan2(point[2] - (pose.get("z", 0.0) + eye_height_m), d))
-    return abs(elevation + pose.get("pitch_deg", 0.0)) <= HALF_VFOV_DEG
 
 
 @dataclass(frozen=True)
@@ -372,13 +364,6 @@ def _cell(rows: list[dict]) -> dict:
         "coverage": _rate(sum(cov), len(cov)),
         "sr_covered": _rate(sum(1 for r in jc if r["success"]), len(jc)),
     }
-
-
-def coverage_limit_m(scene) -> float:
-    """App. E distance limit: the environment's own when it declares one, else its scene type's."""
-    if scene.environment is not None and scene.environment.coverage_m is not None:
-        return scene.environment.coverage_m
-    return DISTANCE_LIMIT_M.get(scene.scene_type, 12.0)
 
 
 def _groups(rows: list[dict], key: str, order: list[str]) -> dict:

@@ -1,8 +1,10 @@
-"""Where an anomaly is and how far an auditor's view reaches: read by the judge (its context) and by
-the metrics (coverage)."""
+"""App. E's geometric coverage: where an anomaly is, how far an auditor's view reaches, and whether
+one pose covers it.  Read by the judge (its context), the metrics (coverage of a trajectory) and the
+compiler (W542: a start view that already covers the target)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from wac.bundle.model import (
@@ -26,6 +28,30 @@ DISTANCE_LIMIT_M: dict[str, float] = {
     SceneType.historical: 14.0,
     SceneType.natural: 16.0,
 }
+COS_HALF_HFOV = 0.75  # horizontal: cos(angle to the view direction) >= 0.75, i.e. within 41.41 deg
+HALF_HFOV_DEG = math.degrees(math.acos(COS_HALF_HFOV))
+HALF_VFOV_DEG = 32.0  # vertical: target elevation within 32 deg of the camera's elevation
+
+
+def coverage_limit_m(scene) -> float:
+    """App. E distance limit: the environment's own when it declares one, else its scene type's."""
+    if scene.environment is not None and scene.environment.coverage_m is not None:
+        return scene.environment.coverage_m
+    return DISTANCE_LIMIT_M.get(scene.scene_type, 12.0)
+
+
+def covers(pose: dict, point, eye_height_m: float, limit_m: float) -> bool:
+    """App. E's test for one frame: within the distance limit and both angular limits.  `pose`: x, y,
+    z (feet, optional), yaw_deg (ccw from +x) and pitch_deg (optional, positive looks down)."""
+    dx, dy = point[0] - pose["x"], point[1] - pose["y"]
+    d = math.hypot(dx, dy)
+    if d < 1e-6 or d > limit_m:
+        return False
+    yaw = math.radians(pose["yaw_deg"])
+    if (dx * math.cos(yaw) + dy * math.sin(yaw)) / d < COS_HALF_HFOV:
+        return False
+    elevation = math.degrees(math.atan2(point[2] - (pose.get("z", 0.0) + eye_height_m), d))
+    return abs(elevation + pose.get("pitch_deg", 0.0)) <= HALF_VFOV_DEG
 
 
 @dataclass(frozen=True)
