@@ -61,10 +61,24 @@ def plan_kind(low: Lowered) -> str:
     return low.unit.plan or registry().category(low.category).plan
 
 
+def _invisible_wall(low: Lowered) -> B.AddBlocker | None:
+    """The anomaly's invisible wall when it has a face (1.5 times longer than thick)."""
+    wall = next((e for e in low.effects if isinstance(e, B.AddBlocker)), None)
+    if wall is not None and max(wall.size[:2]) >= 1.5 * min(wall.size[:2]):
+        return wall
+    return None
+
+
 def _preferred_direction(kind: str, low: Lowered, spin_view: str):
     """A direction (unit vector from the target) the viewpoint should lie in, if the plan needs one.
     `spin_view` ("front", "either", "any") relaxes the view of a turning part, see `SPIN_VIEWS`."""
     o = low.focus
+    wall = _invisible_wall(low)
+    if wall is not None:
+        # an invisible wall is walked into face on: a path at its end slips past it
+        yaw = math.radians((wall.rotation_deg or (0.0, 0.0, 0.0))[0])
+        along_x = (math.cos(yaw), math.sin(yaw))
+        return (along_x if wall.size[0] < wall.size[1] else (-along_x[1], along_x[0])), True
     if kind in ("interact_walk", "walk_through") and o is not None:
         yaw = math.radians(o.rotation_deg[0])
         return (math.cos(yaw), math.sin(yaw)), True  # along the object's facing axis, either side
@@ -305,6 +319,9 @@ def _make_plan(
     if kind == "near_far" and low.trigger.kind == B.TriggerKind.within and low.trigger.distance_m:
         hi = min(hi, low.trigger.distance_m * 0.8)
         lo = min(lo, hi * 0.6)
+    if low.trigger.kind == B.TriggerKind.leave:  # the viewpoint arms it: inside the enter distance
+        hi = min(hi, (low.trigger.enter_m or B.TRIGGER_DEFAULTS.enter_m) * 0.8)
+        lo = min(lo, hi * 0.6)
     h, w = grid.reach.shape
     ii, jj = np.nonzero(grid.reach)
     if len(ii) == 0:
@@ -318,6 +335,7 @@ def _make_plan(
     edge = np.hypot(dx, dy)
     cand = (edge >= lo) & (edge <= hi)
     direction, either_side = _preferred_direction(kind, low, spin_view)
+    tiers = [cand]
     if direction is not None:
         vx, vy = cx - tx, cy - ty
         norm = np.hypot(vx, vy) + 1e-9
@@ -329,6 +347,8 @@ def _make_plan(
             if on_line.any():
                 aligned = on_line
         if aligned.any():
+            # an invisible wall's face is a preference: where columns hide it, any clear view will do
+            tiers = [aligned, cand] if _invisible_wall(low) is not None else [aligned]
             cand = aligned
         elif spin_view != "any" and _spin_axis(low) is not None:  # SPIN_VIEWS: relax, then try again
             raise PlanError("no reachable point faces the turning part", "")
@@ -357,19 +377,22 @@ def _make_plan(
             memo[key] = (lengths, preds)
     flat = ii * w + jj
     cost = lengths[flat] * grid.cell + np.abs(edge - (lo + hi) / 2) * 0.5
-    order = np.argsort(np.where(cand, cost, np.inf), kind="stable")
     chosen = None
-    for k in order[:400]:
-        if not cand[k] or not np.isfinite(cost[k]):
-            break
-        clear = _line_of_sight(grid, (cx[k], cy[k]), (tx, ty), box, tz)
-        if kind == "near_far":  # there must be room to step back past the trigger's distance
-            threshold = low.trigger.distance_m or 6.0
-            away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
-            if _free_run(grid, (cx[k], cy[k]), away) < threshold + 1.0 - edge[k]:
-                continue
-        if kind == "occluded_view" or (clear if kind != "interact_blocked" else not clear):
-            chosen = k
+    for tier in tiers:
+        order = np.argsort(np.where(tier, cost, np.inf), kind="stable")
+        for k in order[:400]:
+            if not tier[k] or not np.isfinite(cost[k]):
+                break
+            clear = _line_of_sight(grid, (cx[k], cy[k]), (tx, ty), box, tz)
+            if kind == "near_far":  # there must be room to step back past the trigger's distance
+                threshold = low.trigger.distance_m or 6.0
+                away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
+                if _free_run(grid, (cx[k], cy[k]), away) < threshold + 1.0 - edge[k]:
+                    continue
+            if kind == "occluded_view" or (clear if kind != "interact_blocked" else not clear):
+                chosen = k
+                break
+        if chosen is not None:
             break
     if chosen is None and kind == "interact_blocked":
         raise PlanError(
@@ -381,7 +404,8 @@ def _make_plan(
             "the target cannot be reached: no reachable point has a clear view of it",
             "obstacles cut the start off from the target; move the start or open a way",
         )
-    if kind == "revisit" and _in_view_at_start(grid, expl, low, box, (tx, ty, tz)):
+    armed_by_sight = low.trigger.kind != B.TriggerKind.leave  # a leave trigger arms by distance alone
+    if kind == "revisit" and armed_by_sight and _in_view_at_start(grid, expl, low, box, (tx, ty, tz)):
         # the trigger is armed by the first sighting: a walk that turns away would fire it before the
         # "before" view, so the target already in view is observed (and left) from the start
         chosen = None
