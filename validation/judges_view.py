@@ -169,6 +169,15 @@ def _shape(s: Sample, oid: str):
     return n, fill, mean_rgb(s, oid), clipped, int(cols.max() - cols.min() + 1)
 
 
+def _light(s: Sample, oid: str) -> float:
+    """Mean brightness of the frame outside `oid`: how lit the scene is at that moment."""
+    i = s.index_of.get(oid)
+    mask = np.ones(s.frame.shape[:2], dtype=bool)
+    if i is not None and s.ids.shape == mask.shape:
+        mask = s.ids != i
+    return float(s.frame[mask].mean()) if mask.any() else 0.0
+
+
 def _reference(task: CompiledTask, looks: list[Sample], oid: str) -> str | None:
     """A fixed object near the target that is seen (unclipped) in every view: the size reference."""
     spec = object_spec(task, oid)
@@ -225,7 +234,14 @@ def judge_apparent(run: Run, task: CompiledTask) -> Reading:
                     ratio /= ref_ratio
                     against = f"against {ref}"
             fill = abs(a1[1] - a0[1])
-            col = float(np.linalg.norm(a1[2] - a0[2])) if a0[2] is not None and a1[2] is not None else 0.0
+            col = 0.0
+            if a0[2] is not None and a1[2] is not None:
+                # under a day-night cycle the light itself changes between the views: the target's colour
+                # is compared at the first view's light (the rest of the frame darkens alike)
+                gain = (
+                    _light(s0, oid) / max(_light(s1, oid), 1.0) if task.scene.day_night is not None else 1.0
+                )
+                col = float(np.linalg.norm(a1[2] * gain - a0[2]))
             if abs(math.log(ratio)) >= SIZE_LOG:
                 return Reading(
                     "apparent_size_ratio",
