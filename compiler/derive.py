@@ -208,7 +208,7 @@ def _compiles(text: str, stem: str, out_dir: Path, loader: Loader, check=None) -
         loader.modules.pop(tmp.resolve(), None)
         loader.failed.pop(tmp.resolve(), None)
         loader._visible.pop(tmp.resolve(), None)
-    if res.diagnostics or any(files is None for _, _, files, _ in res.tasks):
+    if res.diagnostics or res.warnings or any(files is None for _, _, files, _ in res.tasks):
         return False
     if not all(same_example(files) for _, _, files, _ in res.tasks):
         return False

@@ -15,6 +15,8 @@ auditor is told gives it away.
 
 from __future__ import annotations
 
+import re
+
 from wac.bundle import model as B
 from wac.compiler import nodes as N
 from wac.compiler.anomalies import Lowered
@@ -102,7 +104,7 @@ def check_giveaway(
     the_id = [("the task id", task.name, True)]
     found = find_giveaways(the_id, targets) or find_new_names(the_id, new, clean)
     for f in found:
-        diag.warn("W541", _message(f), _name_span(task), _hint(f))
+        diag.warn("W541", _message(f), task_name_span(task), _hint(f))
     if found:
         return
     id_words = words(task.name)
@@ -112,7 +114,7 @@ def check_giveaway(
             diag.warn(
                 "W541",
                 f'the task id gives the anomaly away: "{task.name}" names its operator ({low.spec.name})',
-                _name_span(task),
+                task_name_span(task),
                 "the auditor reads the task id: rename the task so that its id does not name the defect, "
                 "or seal the build",
             )
@@ -125,7 +127,7 @@ def check_giveaway(
         for t in low.spec.defect_terms + reg.category(low.category).defect_terms
     ]
     for f in find_terms(the_id, scene_wide)[:1]:  # a scene-wide anomaly (no target) named by its defect
-        diag.warn("W541", _message(f), _name_span(task), _hint(f))
+        diag.warn("W541", _message(f), task_name_span(task), _hint(f))
 
 
 def _new_names(built: Built, lowered: list[Lowered]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -160,10 +162,10 @@ def _hint(f: Finding) -> str:
     return f"the auditor reads {f.where}: " + _FIXES[f.where].format(name=f.name)
 
 
-def _name_span(task: N.TaskDecl) -> Span:
+def task_name_span(task: N.TaskDecl) -> Span:
     sp = task.span
     line = sp.source.line(sp.line)
-    col = line.find(task.name, sp.column - 1)
-    if col < 0:
+    m = re.compile(rf"task\s+({re.escape(task.name)})\b").search(line, sp.column - 1)
+    if m is None:
         return sp
-    return Span(sp.source, sp.line, col + 1, sp.line, col + 1 + len(task.name))
+    return Span(sp.source, sp.line, m.start(1) + 1, sp.line, m.end(1) + 1)

@@ -13,6 +13,7 @@
   6b. honesty  no anomaly on a benign object, no second defect in the perturbed world, no
                give-away text                            (honesty.py, perturbed.py, giveaway.py)
   7. lower      bundle models: task, context, rubric, plan   (lower.py, rubric.py, plan.py)
+  7c. start view  W542: the start pose does not already cover a target   (start_view.py)
   8. emit       bundles written atomically, index, cache     (emit.py)
 
 Semantic passes collect every diagnostic of a task and stop before the next pass.
@@ -43,6 +44,7 @@ from wac.compiler.perturbed import check_perturbed
 from wac.compiler.plan import PlanError, make_plan
 from wac.compiler.resolve import Loader, discover
 from wac.compiler.seal import add_mapping, seal
+from wac.compiler.start_view import check_start_view
 from wac.compiler.symmetry import check_visible_change
 from wac.compiler.validate import check_clean, check_start, walkable_grid
 
@@ -184,6 +186,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
         pass
     out = lower_task(task.name, source, built, lowered, meta, layout, plan)
     check_giveaway(task, scene_decl, built, lowered, out.context, layout.materials.used, diag)
+    check_start_view(task, built, out, lowered, grid, diag, loader.memo)  # 7c. W542
     return None if diag else out
 
 
