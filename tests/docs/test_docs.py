@@ -160,8 +160,8 @@ def test_tutorial_builds(monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     result = compile_project([Path("docs/tutorial/tasks")], Path(".").resolve())
     assert result.ok, "\n\n".join(d.render() for d in result.diagnostics)
-    assert "garden_floating_pot" in result.tasks
-    assert {"village_floating_lamp", "reef_floating_boulder"} <= set(result.tasks)  # generators, fog
+    assert "garden_01" in result.tasks
+    assert {"village_01", "reef_01"} <= set(result.tasks)  # generators, fog
 
 
 def test_generator_example_scene_is_large_and_written_short() -> None:
@@ -172,7 +172,7 @@ def test_generator_example_scene_is_large_and_written_short() -> None:
 
     result = compile_project([TUTORIAL / "tasks" / "village_floating_lamp.wa"], ROOT)
     assert result.ok, "\n\n".join(d.render() for d in result.diagnostics)
-    scene = json.loads(result.tasks["village_floating_lamp"]["task.json"])["scene"]
+    scene = json.loads(result.tasks["village_01"]["task.json"])["scene"]
     lines = [
         line
         for line in _read(TUTORIAL / "scenes" / "village_green.wa").splitlines()
