@@ -293,9 +293,9 @@ def unknown_kinds(*tables: set[str]) -> list[str]:
 
 
 def test_effect_kind_tables_name_real_kinds():
-    from wac.audit import targets
+    from wac.bundle import coverage
 
-    tables = (checks.CONTINUOUS, checks.PHYSICAL, pixelchecks.LIGHT_EFFECTS, targets.SCENE_WIDE)
+    tables = (checks.CONTINUOUS, checks.PHYSICAL, pixelchecks.LIGHT_EFFECTS, coverage.SCENE_WIDE)
     assert unknown_kinds(*tables) == []
     assert unknown_kinds(*tables, {"set_flickr"}) == ["set_flickr"]
 
