@@ -13,7 +13,7 @@
   6b. honesty  no anomaly on a benign object, no second defect in the perturbed world, no
                give-away text                            (honesty.py, perturbed.py, giveaway.py)
   7. lower      bundle models: task, context, rubric, plan   (lower.py, rubric.py, plan.py)
-  7c. start view  W542: the start pose does not already cover a target   (start_view.py)
+  7c. start view  W542/W543: the start does not cover a target, nor stand near one (start_view.py)
   8. emit       bundles written atomically, index, cache     (emit.py)
 
 Semantic passes collect every diagnostic of a task and stop before the next pass.
@@ -186,7 +186,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
         pass
     out = lower_task(task.name, source, built, lowered, meta, layout, plan)
     check_giveaway(task, scene_decl, built, lowered, out.context, layout.materials.used, diag)
-    check_start_view(task, built, out, lowered, grid, diag, loader.memo)  # 7c. W542
+    check_start_view(task, built, out, lowered, grid, diag, loader.memo)  # 7c. W542, W543
     return None if diag else out
 
 

@@ -1,4 +1,5 @@
-"""Pass 7c, start view: W542 when the start pose already covers an anomaly's target.
+"""Pass 7c, start view: W542 when the start pose already covers an anomaly's target, W543 when one
+turn from the start would.
 
 A task whose target is in view before the auditor acts measures nothing about exploring: the
 paper's geometric coverage (App. E, `wac.bundle.coverage`) counts it as covered at frame a0, and
@@ -11,8 +12,14 @@ towards far objects.
 The warning suggests a start that does not cover it: the reachable cell nearest the current start
 by walking (so the task changes least) that lies beyond the coverage limit of the target, with
 room around it, facing its longest free run, and from which the self-check plan still fits the
-budget.  Where the area has no such cell, it suggests turning the start away.  Demonstration
-tasks (`example yes`) show their anomaly on purpose and are not checked.
+budget.  Where the area has no such cell, it suggests turning the start away.
+
+A start facing away from a target within the limit is hardly better: the first turns of any
+explorer (a look-around, a blind sweep's) cover it.  W543 flags a target within the coverage limit
+of the start, whatever the heading, where the area has a place beyond the limit from which the
+self-check plan still fits the budget; in an area too small for one (a small house) the heading is
+all a task can hide, and W542 checks it.  Demonstration tasks (`example yes`) show their anomaly on
+purpose and are not checked.
 """
 
 from __future__ import annotations
@@ -41,40 +48,55 @@ TRIES = 12  # candidates whose self-check plan is tried against the budget
 
 
 def check_start_view(task, built, out: Lowered3, lowered, grid: Grid, diag: Collector, memo=None) -> None:
-    """W542 when the start pose covers the anchor's target (demonstrations, `example yes`, are meant
-    to show their anomaly and are not checked)."""
+    """W542 when the start pose covers the anchor's target, W543 when one turn would and the area has
+    a start beyond the limit (demonstrations, `example yes`, show their anomaly on purpose and are
+    not checked)."""
     if (built.task_settings or {}).get("example", {}).get("flag"):
         return
     t = out.task
     expl = t.exploration
     limit = coverage_limit_m(t.scene)
     p = anomaly_target(t, 0, out.plan).point
-    pose = _pose(expl, grid, *expl.start.position, expl.start.yaw_deg)
-    if p is None or not covers(pose, p, expl.eye_height_m, limit):
+    if p is None:
         return
+    pose = _pose(expl, grid, *expl.start.position, expl.start.yaw_deg)
     dist = math.hypot(p[0] - pose["x"], p[1] - pose["y"])
     bearing = math.degrees(math.atan2(p[1] - pose["y"], p[0] - pose["x"]))
-    off = abs((bearing - pose["yaw_deg"] + 180) % 360 - 180)
     name = ", ".join(f"`{x}`" for x in t.anomalies[0].targets) or "its place"
     what = "the target" if len(t.anomalies) == 1 else "the anchor's target"
     span = (built.task_settings or {}).get("start", {}).get("_span") or task_name_span(task)
-    diag.warn(
-        "W542",
-        f"task `{t.id}` starts with {what} ({name}) in view: {dist:.1f} m ahead, {off:.0f} deg off the "
-        f"view direction, inside the coverage limit ({limit:g} m, {HALF_HFOV_DEG:.0f} deg either side)",
-        span,
-        suggest_start(t, lowered[0], grid, [p], limit, memo),
-    )
+    if covers(pose, p, expl.eye_height_m, limit):
+        off = abs((bearing - pose["yaw_deg"] + 180) % 360 - 180)
+        diag.warn(
+            "W542",
+            f"task `{t.id}` starts with {what} ({name}) in view: {dist:.1f} m ahead, {off:.0f} deg off the "
+            f"view direction, inside the coverage limit ({limit:g} m, {HALF_HFOV_DEG:.0f} deg either side)",
+            span,
+            suggest_start(t, lowered[0], grid, [p], limit, memo),
+        )
+    elif covers({**pose, "yaw_deg": bearing}, p, expl.eye_height_m, limit):
+        hint = suggest_start(t, lowered[0], grid, [p], limit, memo, far_only=True)
+        if hint is not None:
+            diag.warn(
+                "W543",
+                f"task `{t.id}` starts within the coverage limit of {what} ({name}): {dist:.1f} m away "
+                f"({limit:g} m limit), so one turn from the start shows it to any explorer",
+                span,
+                hint,
+            )
 
 
 def _pose(expl: B.Exploration, grid: Grid, x: float, y: float, yaw: float) -> dict:
     return {"x": x, "y": y, "z": grid.height_at(x, y), "yaw_deg": yaw, "pitch_deg": expl.start.pitch_deg}
 
 
-def suggest_start(t: B.CompiledTask, anchor, grid: Grid, points, limit: float, memo=None) -> str:
-    """The hint of W542: a start pose that covers none of `points`, as a `start` statement: the
-    nearest place (by walking) beyond the coverage limit, else, in an area too small for one, the
-    place farthest from the target, facing away from it."""
+def suggest_start(
+    t: B.CompiledTask, anchor, grid: Grid, points, limit: float, memo=None, far_only: bool = False
+) -> str | None:
+    """The hint of W542 and W543: a start pose that covers none of `points`, as a `start` statement:
+    the nearest place (by walking) beyond the coverage limit, else, in an area too small for one, the
+    place farthest from the target, facing away from it.  With `far_only`, None unless a place beyond
+    the limit fits the budget."""
     expl = t.exploration
     w = grid.reach.shape[1]
     roomy = binary_erosion(grid.reach, np.ones((2 * ROOM_CELLS + 1,) * 2, dtype=bool), border_value=0)
@@ -83,6 +105,8 @@ def suggest_start(t: B.CompiledTask, anchor, grid: Grid, points, limit: float, m
     gap = np.min([np.hypot(xs - p[0], ys - p[1]) for p in points], axis=0)
     walk = dijkstra(_graph(grid), indices=grid.start[0] * w + grid.start[1])[ii * w + jj]
     far = gap >= limit + MARGIN_M
+    if far_only and not far.any():
+        return None
     if far.any():
         order = [k for k in np.lexsort((jj, ii, walk)) if far[k]]
     else:
@@ -109,6 +133,8 @@ def suggest_start(t: B.CompiledTask, anchor, grid: Grid, points, limit: float, m
             f"start where the target is out of view: no reachable place is {limit + MARGIN_M:g} m or more from it, so "
             f"start as far from it as the area allows, facing away, e.g. {e}: {away:.1f} m from it"
         )
+    if far_only:
+        return None
     p = points[0]
     sx, sy = expl.start.position
     turned = _round_heading(math.degrees(math.atan2(sy - p[1], sx - p[0])))

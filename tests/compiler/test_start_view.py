@@ -1,5 +1,7 @@
 """W542: a task whose start view already covers its target (App. E coverage at frame a0) is
-flagged, with a start pose that does not; applying the suggestion clears the warning."""
+flagged, with a start pose that does not; applying the suggestion clears the warning.  W543: a
+target within the coverage limit of the start (one turn shows it) is flagged where the area has a
+start beyond the limit."""
 
 from __future__ import annotations
 
@@ -48,6 +50,10 @@ def build(root, strict=False):
 
 def w542(result):
     return [w for w in result.warnings if w.code == "W542"]
+
+
+def w543(result):
+    return [w for w in result.warnings if w.code == "W543"]
 
 
 def suggested(hint: str) -> str:
@@ -121,7 +127,9 @@ def test_a_small_area_gets_its_farthest_place_facing_away(project):
     assert x > 6 and y < -6  # the corner across the yard
     project("t.wa", f"task t on yard {{\n    {suggested(w.hint)}\n    anomaly float crate_2 by 0.4 m\n}}\n")
     again = build(project.root)
-    assert again.ok and w542(again) == [], [d.render() for d in again.warnings]
+    assert again.ok and again.warnings == [], [
+        d.render() for d in again.warnings
+    ]  # no W543 either: no place is beyond the limit
 
 
 def test_demonstrations_show_their_anomaly_on_purpose(street):
@@ -140,3 +148,54 @@ def test_strict_makes_it_an_error_and_the_terminal_shows_it(street, tmp_path, ca
     assert main(args) == 0
     err = capsys.readouterr().err
     assert "warning[W542]" in err and "hint: start where the target is out of view" in err
+
+
+@pytest.mark.parametrize("yaw", [180, 90])
+def test_a_target_within_the_limit_behind_the_start_warns_where_a_start_beyond_it_exists(street, yaw):
+    # crate_1 4 m from the start, out of the view cone: the first turns of any explorer show it
+    street(
+        f"task t on street {{\n    start at (-10, 0) yaw {yaw} deg\n    anomaly float crate_1 by 0.4 m\n}}\n"
+    )
+    res = build(street.root)
+    assert res.ok and w542(res) == []
+    (w,) = w543(res)
+    assert "`crate_1`" in w.message and "4.0 m away" in w.message and "6 m limit" in w.message
+    assert (w.span.line, w.span.column) == (3, 5)
+    start = suggested(w.hint)
+    x, y = map(float, re.search(r"\(([-\d.]+), ([-\d.]+)\)", start).groups())
+    assert ((x + 6) ** 2 + y**2) ** 0.5 >= 7.0
+    street(f"task t on street {{\n    {start}\n    anomaly float crate_1 by 0.4 m\n}}\n")
+    again = build(street.root)
+    assert again.ok and again.warnings == [], [d.render() for d in again.warnings]
+
+
+def test_no_look_around_warning_beyond_the_limit_in_a_small_area_or_for_a_demonstration(street, project):
+    street("task t on street {\n    start at (-10, 0) yaw 180 deg\n    anomaly float crate_2 by 0.4 m\n}\n")
+    assert build(street.root).warnings == []  # 9.1 m: beyond the 6 m limit
+    street(
+        'task t on street {\n    example yes\n    hint "Missing support"\n    start at (-10, 0) yaw 180 deg\n'
+        "    anomaly float crate_1 by 0.4 m\n}\n"
+    )
+    assert build(street.root).warnings == []
+    # the yard (16 x 16 m, urban 14 m): no place is beyond the limit of crate_2, so the heading is all
+    # a start can hide, and facing away passes
+    project(
+        "t.wa", "task t on yard {\n    start at (6, -6) yaw 315 deg\n    anomaly float crate_2 by 0.4 m\n}\n"
+    )
+    res = build(project.root)
+    assert res.ok and res.warnings == [], [d.render() for d in res.warnings]
+
+
+def test_a_multi_anomaly_tasks_extras_may_lie_within_the_limit(street):
+    body = "task t on street {{\n    multi_anomaly yes\n    start at (-10, 0) yaw 180 deg\n    anomaly {}\n    anomaly {}\n}}\n"
+    street(body.format("scale bench_1 by 2", "float crate_1 by 0.4 m"))
+    assert w543(build(street.root)) == []
+    street(body.format("float crate_1 by 0.4 m", "scale bench_1 by 2"))
+    (w,) = w543(build(street.root))
+    assert "the anchor's target (`crate_1`)" in w.message
+
+
+def test_strict_makes_the_look_around_warning_an_error(street):
+    street("task t on street {\n    start at (-10, 0) yaw 180 deg\n    anomaly float crate_1 by 0.4 m\n}\n")
+    strict = build(street.root, strict=True)
+    assert [d.code for d in strict.diagnostics] == ["W543"] and strict.diagnostics[0].severity == "error"

@@ -128,7 +128,7 @@ def test_language_reference_complete_examples_build(tmp_path: Path, monkeypatch)
 def _codes_in_compiler() -> set[str]:
     codes: set[str] = set()
     for path in sorted((ROOT / "compiler").rglob("*.py")):
-        codes |= set(re.findall(r"[\"'](E\d{3})[\"']", _read(path)))
+        codes |= set(re.findall(r"[\"'](E\d{3}|W\d{3})[\"']", _read(path)))
     return codes
 
 
@@ -141,7 +141,7 @@ def test_every_error_code_is_documented() -> None:
 
 
 def test_error_sections_are_in_order() -> None:
-    listed = re.findall(r"^### (E\d{3})$", _read(ERRORS), flags=re.M)
+    listed = re.findall(r"^### ([EW]\d{3})$", _read(ERRORS), flags=re.M)
     assert listed == sorted(listed), "docs/errors.md lists its codes out of order"
     assert len(listed) == len(set(listed)), "docs/errors.md lists a code twice"
 
