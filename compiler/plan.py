@@ -12,6 +12,7 @@ import dataclasses
 import math
 
 import numpy as np
+import shapely
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
@@ -37,6 +38,7 @@ DISTANCES = {
     "watch": (2.0, 5.0),
     "near_far": (1.5, 2.5),
     "occluded_view": (2.0, 5.0),
+    "view_through": (2.0, 5.0),
     "interact": (0.8, 1.4),
     "interact_walk": (0.9, 1.5),
     "interact_blocked": (0.8, 1.8),
@@ -179,6 +181,34 @@ def _line_of_sight(grid: Grid, a, b, target_box, tz: float | None = None) -> boo
         if grid.height is not None and tz is not None and grid.height_at(x, y) > eye + (tz - eye) * k / n:
             return False
     return True
+
+
+def _hidden(grid: Grid, a, b, target_box, tz: float) -> bool:
+    """A solid standing between a and b rises above the sight lines from the eye at a to the target's
+    middle (height `tz`), to both of its sides and 0.5 m beyond them: the target is hidden there, not
+    just grazed by a wall's end (what an occluded view needs).  Exact footprints, not the grid: a
+    thin wall's end is where an occluded view most often goes wrong."""
+    d = math.dist(a, b) or 1.0
+    half = max(target_box[2] - target_box[0], target_box[3] - target_box[1]) / 2
+    across = ((b[1] - a[1]) / d, -(b[0] - a[0]) / d)
+    ends = [(b[0] + across[0] * f, b[1] + across[1] * f) for f in (0.0, half, -half, half + 0.5, -half - 0.5)]
+    return all(_sight_blocked(grid, a, e, target_box, tz) for e in ends)
+
+
+def _sight_blocked(grid: Grid, a, b, target_box, tz: float) -> bool:
+    near = shapely.box(target_box[0] - 0.6, target_box[1] - 0.6, target_box[2] + 0.6, target_box[3] + 0.6)
+    line = shapely.LineString([a, b]).difference(near)  # the target's own footprint does not hide it
+    if line.is_empty or not len(grid.standing):
+        return False
+    eye = EYE_M + grid.height_at(*a)
+    d = math.dist(a, b)
+    for k in np.nonzero(shapely.intersects(grid.standing, line))[0]:
+        inter = shapely.intersection(grid.standing[k], line)
+        for x, y in shapely.get_coordinates(inter):
+            t = math.dist(a, (x, y)) / d
+            if grid.standing_top[k] > eye + (tz - eye) * t:
+                return True
+    return False
 
 
 def _edge_distance(box, x, y) -> float:
@@ -377,20 +407,33 @@ def _make_plan(
             memo[key] = (lengths, preds)
     flat = ii * w + jj
     cost = lengths[flat] * grid.cell + np.abs(edge - (lo + hi) / 2) * 0.5
+    # what the view needs: a clear line to the target, (interact_blocked) a solid in between, or any
+    # view (occluded_view); a view through a solid prefers one that hides the whole target (the anomaly
+    # draws it through the solid), and takes any view after
+    wants = {"interact_blocked": [False], "occluded_view": [None], "view_through": ["hidden", None]}.get(
+        kind, [True]
+    )
     chosen = None
-    for tier in tiers:
-        order = np.argsort(np.where(tier, cost, np.inf), kind="stable")
-        for k in order[:400]:
-            if not tier[k] or not np.isfinite(cost[k]):
-                break
-            clear = _line_of_sight(grid, (cx[k], cy[k]), (tx, ty), box, tz)
-            if kind == "near_far":  # there must be room to step back past the trigger's distance
-                threshold = low.trigger.distance_m or 6.0
-                away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
-                if _free_run(grid, (cx[k], cy[k]), away) < threshold + 1.0 - edge[k]:
-                    continue
-            if kind == "occluded_view" or (clear if kind != "interact_blocked" else not clear):
-                chosen = k
+    for want in wants:
+        for tier in tiers:
+            order = np.argsort(np.where(tier, cost, np.inf), kind="stable")
+            for k in order[:400]:
+                if not tier[k] or not np.isfinite(cost[k]):
+                    break
+                if kind == "near_far":  # there must be room to step back past the trigger's distance
+                    threshold = low.trigger.distance_m or 6.0
+                    away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
+                    if _free_run(grid, (cx[k], cy[k]), away) < threshold + 1.0 - edge[k]:
+                        continue
+                at = (cx[k], cy[k])
+                if (
+                    want is None
+                    or (want == "hidden" and _hidden(grid, at, (tx, ty), box, tz))
+                    or (want in (True, False) and _line_of_sight(grid, at, (tx, ty), box, tz) == want)
+                ):
+                    chosen = k
+                    break
+            if chosen is not None:
                 break
         if chosen is not None:
             break
@@ -533,7 +576,7 @@ def _exposing(
     (distance triggers measure to the bounds, horizontally)."""
     trig = low.trigger
     mark = lambda caption: B.PlanStep(action="mark", caption=caption)  # noqa: E731
-    if kind in ("view", "view_side", "occluded_view"):
+    if kind in ("view", "view_side", "occluded_view", "view_through"):
         return [mark(f"View the {name} from about {dist:.1f} m.")]
     if kind == "walk_through":
         return [

@@ -12,6 +12,7 @@ connect only a step apart (`_connect`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -49,6 +50,10 @@ class Grid:
     occupancy: np.ndarray  # bool, cells covered by solid footprints (not inflated): for line of sight
     # height of the surface the agent stands on in each cell (walkable objects' tops); None: flat
     height: np.ndarray | None = None
+    # footprints of the solids standing on the ground (walls, not lintels) and their tops' z: below its
+    # top such a solid hides what is behind it (an occluded view's test, `plan._hidden`)
+    standing: np.ndarray = dataclasses.field(default_factory=lambda: np.empty(0, dtype=object))
+    standing_top: np.ndarray = dataclasses.field(default_factory=lambda: np.empty(0))
 
     def height_at(self, x: float, y: float) -> float:
         if self.height is None:
@@ -311,6 +316,22 @@ def footprints(built: Built, memo: dict | None) -> dict[str, Polygon | None]:
     return out
 
 
+STANDING_M = 0.3  # an object whose bottom is this close to the ground stands on it (a wall, not a lintel)
+
+
+def _standing(built: Built, fps: dict[str, Polygon | None]) -> tuple[np.ndarray, np.ndarray]:
+    """The footprints of the solid objects that stand on the ground, and their tops' z."""
+    g = built.scene.ground
+    ids = [
+        i
+        for i, fp in sorted(fps.items())
+        if fp is not None and built.objects[i].aabb_min[2] - _ground_under(g, built.objects[i]) <= STANDING_M
+    ]
+    return np.array([fps[i] for i in ids], dtype=object), np.array(
+        [built.objects[i].aabb_max[2] for i in ids]
+    )
+
+
 def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
     """The walkable grid of a task: the scene's obstacles rasterised once per bounds, the task's added.
 
@@ -355,7 +376,8 @@ def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
     reach = np.zeros_like(free)
     if 0 <= si < ny and 0 <= sj < nx and free[si, sj]:
         reach = labels == labels[si, sj]
-    return Grid(minx, miny, CELL_M, free, reach, (si, sj), occupied, height)
+    standing, tops = _standing(built, footprints(built, memo))
+    return Grid(minx, miny, CELL_M, free, reach, (si, sj), occupied, height, standing, tops)
 
 
 def _too_steep(ground: B.Ground, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:

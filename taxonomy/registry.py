@@ -58,6 +58,7 @@ PLAN_KINDS = (
     "watch",
     "near_far",
     "occluded_view",
+    "view_through",
     "interact",
     "interact_walk",
     "interact_blocked",

@@ -13,7 +13,7 @@ from .base import DIRECTIONS, Context, Lowering, one, operator, part_words, trig
 MISSING_TEXTURE = "missing_texture"
 
 
-@operator("xray")
+@operator("xray", plan="view_through")
 def xray(cx: Context) -> Lowering:
     return one(B.SetRender(target=cx.target.id, render="xray"))
 

@@ -46,3 +46,39 @@ def test_an_invisible_wall_is_walked_into_face_on(project, tmp_path, start):
     )
     vx, vy = plan["view_point"]
     assert -5.5 < vy < -2.5 and abs(vx - 3) > 0.5, plan["view_point"]
+
+
+ROOMS = """
+scene rooms {
+    description "Two rooms and a doorway, a cabinet in the north room."
+    type indoor
+    era modern
+    ground wood size (20, 20)
+    bounds from (-8, -8) to (8, 8)
+    start at (0, -6) yaw 90 deg
+    wall_w: box size (7, 0.2, 2.6) at (-4.5, 0) material plaster { name "wall" }
+    wall_e: box size (7, 0.2, 2.6) at (4.5, 0) material plaster { name "wall" }
+    lintel: box size (2, 0.2, 0.4) at (0, 0, 2.2) material plaster { name "lintel" }
+    cabinet: box size (0.6, 0.6, 1.8) at (0, 3) material wood { name "cabinet" }
+}
+"""
+
+
+@pytest.mark.parametrize("start", ["(0, -6) yaw 90 deg", "(-2, -6) yaw 0 deg", "(2.5, -7) yaw 180 deg"])
+def test_a_view_through_a_wall_is_taken_through_the_wall_not_the_doorway(project, tmp_path, start):
+    # xray draws the cabinet through solids: the nearest view, through the doorway, shows nothing.
+    # The lintel above the doorway stands on nothing, so the sight line under it is clear.
+    (project.root / "scenes" / "rooms.wa").write_text(ROOMS)
+    project(
+        "t.wa",
+        f"task t on rooms {{\n    start at {start}\n    anomaly xray cabinet\n}}\n",
+        header='import "../scenes/rooms.wa"\n',
+    )
+    res = compile_project([project.root / "tasks"], project.root, out=tmp_path / "b")
+    assert res.ok, [d.render() for d in res.diagnostics]
+    plan = json.loads((tmp_path / "b" / "t" / "selfcheck.json").read_text())
+    vx, vy = plan["view_point"]
+    assert vy < -0.3, plan["view_point"]  # south of the wall
+    x_at_wall = vx + (0 - vx) * (0 - vy) / (3 - vy)  # where the sight line to the cabinet crosses y = 0
+    # the cabinet's whole width behind the wall: its sides' sight lines cross the wall too
+    assert abs(x_at_wall) > 1.0 + 0.3 * -vy / (3 - vy), plan["view_point"]
