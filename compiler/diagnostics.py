@@ -5,8 +5,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
-from wac.compiler.spans import Span
+from wac.compiler.spans import Source, Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,27 @@ class Diagnostic:
         if self.hint:
             data["hint"] = self.hint
         return data
+
+
+def cached(d: Diagnostic) -> dict:
+    """A warning as the build cache keeps it: `as_json` and the source's path, so that a build reusing
+    the bundle shows it again (`replayed`)."""
+    return d.as_json() | ({"path": str(d.span.source.path)} if d.span is not None else {})
+
+
+def replayed(data: dict) -> Diagnostic:
+    """A diagnostic from the build cache (`cached`); its source is read again: the cache reuses a
+    bundle only when every file it depends on is unchanged."""
+    span = None
+    if "path" in data:
+        path = Path(data["path"])
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        source = Source(path, data["file"], text)
+        span = Span(source, data["line"], data["column"], data["end_line"], data["end_column"])
+    return Diagnostic(data["code"], data["message"], span, data.get("hint"), data["severity"])
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:

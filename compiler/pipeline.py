@@ -33,7 +33,7 @@ from wac.bundle import reader as R
 from wac.compiler import nodes as N
 from wac.compiler.anomalies import lower_anomalies
 from wac.compiler.assemble import build_world
-from wac.compiler.diagnostics import Collector, Diagnostic, did_you_mean
+from wac.compiler.diagnostics import Collector, Diagnostic, cached, did_you_mean, replayed
 from wac.compiler.emit import Output, bundle_files, compiler_digest, index_entry, read_cache, write_bundle
 from wac.compiler.honesty import check_benign, check_giveaway
 from wac.compiler.layout import Layout, Materials
@@ -304,6 +304,11 @@ class BuiltBundle(Mapping):
         return len(self._names())
 
 
+def _cached_warnings(entry: dict) -> list[dict]:
+    w = entry.get("warnings")
+    return w if isinstance(w, list) else []
+
+
 def _reusable(entry: dict | None, out: Path | None, strict: bool = False) -> bool:
     return (
         entry is not None
@@ -357,6 +362,8 @@ def _compile_project(sources, root, out, jobs, progress, total, strict, sealed) 
     ):
         result.up_to_date = True
         result.reused = sum(len(e["tasks"]) for e in entries.values())
+        for f in files:  # shown again: the files still have them
+            result.warnings.extend(replayed(w) for w in _cached_warnings(entries[str(f)]))
         result.index = sorted(
             (i for e in entries.values() for i in e["index"].values()), key=lambda e: e["id"]
         )
@@ -453,7 +460,7 @@ def _emit(result, files, results, entries, strict, sealed, output, progress) -> 
                 "deps": fr.deps,
                 "tasks": [t[0] for t in fr.tasks],
                 "index": index,
-                "warnings": len(fr.warnings),
+                "warnings": [cached(w) for w in fr.warnings],
             }
         else:
             e = entries[str(f)]
@@ -472,6 +479,7 @@ def _emit(result, files, results, entries, strict, sealed, output, progress) -> 
                 output.reuse(e["index"][name]["id"])
                 result.index.append(e["index"][name])
                 result.reused += 1
+            result.warnings.extend(replayed(w) for w in _cached_warnings(e))  # the file still has them
             new_cache["files"][str(f)] = e
             if progress:
                 progress(1)

@@ -199,3 +199,24 @@ def test_strict_makes_the_look_around_warning_an_error(street):
     street("task t on street {\n    start at (-10, 0) yaw 180 deg\n    anomaly float crate_1 by 0.4 m\n}\n")
     strict = build(street.root, strict=True)
     assert [d.code for d in strict.diagnostics] == ["W543"] and strict.diagnostics[0].severity == "error"
+
+
+def test_a_build_that_reuses_the_bundle_shows_its_warning_again(street, tmp_path, capsys):
+    # the build cache keeps the warnings: an up-to-date rebuild must not hide them
+    street("task t on street {\n    anomaly float crate_1 by 0.4 m\n}\n")
+    out = tmp_path / "out"
+    first = compile_project([street.root / "tasks"], street.root, out=out)
+    again = compile_project([street.root / "tasks"], street.root, out=out)
+    assert again.up_to_date and again.reused == 1 and again.compiled == 0
+    assert [w.render() for w in again.warnings] == [w.render() for w in first.warnings] != []
+    args = ["build", str(street.root / "tasks"), "--root", str(street.root), "-o", str(out)]
+    capsys.readouterr()
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "warning[W542]" in err and "up to date" in err
+    (street.root / "tasks" / "u.wa").write_text(
+        HEADER + "task u on street {\n    anomaly float crate_2 by 0.4 m\n}\n"
+    )
+    partly = compile_project([street.root / "tasks"], street.root, out=out)  # t.wa reused, u.wa compiled
+    assert partly.reused == 1 and partly.compiled == 1
+    assert [w.code for w in partly.warnings] == ["W542"] and "`crate_1`" in partly.warnings[0].message
