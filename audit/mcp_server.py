@@ -243,6 +243,9 @@ def open_session(args) -> AuditSession:
         raise
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
 class _Stopped(BaseException):
     """SIGTERM or SIGINT, the ways harnesses and people stop an MCP server: unwind through `finally`,
     which writes the report.  (asyncio's own SIGINT handling would wait for the transport's stdin
@@ -292,23 +295,35 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     protocol = apply_config(args)  # --config, --protocol reference
     args.budget_multiplier = budget_multiplier(args.bundle, args.budget_actions, args.budget_multiplier)
-    if args.replay:  # the reference's replay paradigm (replay_mcp.py)
-        from .replay_mcp import open_replay
+    # a stop that arrives while the session opens (its episode directory already on disk) is held
+    # until the session can write its report: the default action would kill the process without one
+    pending: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in STOP_SIGNALS}
+    try:
+        if args.replay:  # the reference's replay paradigm (replay_mcp.py)
+            from .replay_mcp import open_replay
 
-        session = open_replay(args, protocol)
-    else:
-        session = open_session(args)
-        if protocol is not None:
-            session = ReferenceSession(session, protocol)
+            session = open_replay(args, protocol)
+        else:
+            session = open_session(args)
+            if protocol is not None:
+                session = ReferenceSession(session, protocol)
+    except BaseException:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        raise
     print(
         f"wac mcp: serving {len(session.tools)} tools on stdio; recording the episode to {session.out}",
         file=sys.stderr,
     )
     busy: list[bool] = []  # non-empty while a tool call runs
     session.call = _marking(session.call, busy)
-    previous = {s: signal.signal(s, _stop_now(session, busy)) for s in (signal.SIGTERM, signal.SIGINT)}
+    for s in STOP_SIGNALS:
+        signal.signal(s, _stop_now(session, busy))
     stopped = None
     try:
+        if pending:
+            raise _Stopped(pending[0])
         import anyio
 
         from .mcp_stdio import serve_stdio

@@ -116,3 +116,45 @@ def test_a_stopped_server_writes_the_report_and_exits_promptly(built, tmp_path, 
     assert report["done"] is False
     if state != "starting":
         assert [b["description"] for b in report["bugs"]] == ["bins inside each other"]
+
+
+# A server whose session takes 5 s more to open once its episode directory exists: a stop sent then
+# arrives before the server could serve (under load, the window the `starting` case can fall into).
+SLOW_OPEN = """
+import sys, time
+from wac.audit import mcp_server as m
+_open = m.open_session
+m.open_session = lambda args: (_open(args), time.sleep(5))[0]
+from wac.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_while_the_session_opens_still_writes_the_report(built, tmp_path, sig):
+    out = tmp_path / "episode"
+    work = tmp_path / "agent_cwd"
+    work.mkdir()
+    cmd = [sys.executable, "-c", SLOW_OPEN, "mcp", str(built / TASK), "--out", str(out), "--no-example"]
+    proc = subprocess.Popen(
+        cmd + ["--width", "64", "--height", "48"],
+        cwd=work,
+        env={**os.environ, "WAC_CACHE_DIR": str(tmp_path / "cache")},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "episode.json").is_file() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(sig)  # within the 5 s the session still takes to open
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            f.close()
+    assert proc.returncode == (130 if sig == signal.SIGINT else 0)
+    assert json.loads((out / "report.json").read_text())["done"] is False
