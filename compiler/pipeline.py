@@ -304,11 +304,6 @@ class BuiltBundle(Mapping):
         return len(self._names())
 
 
-def _cached_warnings(entry: dict) -> list[dict]:
-    w = entry.get("warnings")
-    return w if isinstance(w, list) else []
-
-
 def _reusable(entry: dict | None, out: Path | None, strict: bool = False) -> bool:
     return (
         entry is not None
@@ -363,7 +358,7 @@ def _compile_project(sources, root, out, jobs, progress, total, strict, sealed) 
         result.up_to_date = True
         result.reused = sum(len(e["tasks"]) for e in entries.values())
         for f in files:  # shown again: the files still have them
-            result.warnings.extend(replayed(w) for w in _cached_warnings(entries[str(f)]))
+            result.warnings.extend(replayed(w) for w in entries[str(f)]["warnings"])
         result.index = sorted(
             (i for e in entries.values() for i in e["index"].values()), key=lambda e: e["id"]
         )
@@ -479,7 +474,7 @@ def _emit(result, files, results, entries, strict, sealed, output, progress) -> 
                 output.reuse(e["index"][name]["id"])
                 result.index.append(e["index"][name])
                 result.reused += 1
-            result.warnings.extend(replayed(w) for w in _cached_warnings(e))  # the file still has them
+            result.warnings.extend(replayed(w) for w in e["warnings"])  # the file still has them
             new_cache["files"][str(f)] = e
             if progress:
                 progress(1)

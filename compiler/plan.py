@@ -407,36 +407,33 @@ def _make_plan(
             memo[key] = (lengths, preds)
     flat = ii * w + jj
     cost = lengths[flat] * grid.cell + np.abs(edge - (lo + hi) / 2) * 0.5
-    # what the view needs: a clear line to the target, (interact_blocked) a solid in between, or any
-    # view (occluded_view); a view through a solid prefers one that hides the whole target (the anomaly
-    # draws it through the solid), and takes any view after
-    wants = {"interact_blocked": [False], "occluded_view": [None], "view_through": ["hidden", None]}.get(
-        kind, [True]
-    )
-    chosen = None
-    for want in wants:
-        for tier in tiers:
-            order = np.argsort(np.where(tier, cost, np.inf), kind="stable")
-            for k in order[:400]:
-                if not tier[k] or not np.isfinite(cost[k]):
-                    break
-                if kind == "near_far":  # there must be room to step back past the trigger's distance
-                    threshold = low.trigger.distance_m or 6.0
-                    away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
-                    if _free_run(grid, (cx[k], cy[k]), away) < threshold + 1.0 - edge[k]:
-                        continue
-                at = (cx[k], cy[k])
-                if (
-                    want is None
-                    or (want == "hidden" and _hidden(grid, at, (tx, ty), box, tz))
-                    or (want in (True, False) and _line_of_sight(grid, at, (tx, ty), box, tz) == want)
-                ):
-                    chosen = k
-                    break
-            if chosen is not None:
-                break
-        if chosen is not None:
-            break
+    # what the view needs, in order of preference: a clear line to the target, (interact_blocked) a
+    # solid in between, or any view (occluded_view); a view through a solid prefers one that hides the
+    # whole target (the anomaly draws it through the solid), and takes any view after
+    target = (tx, ty)
+    clear = lambda k: _line_of_sight(grid, (cx[k], cy[k]), target, box, tz)  # noqa: E731
+    anywhere = lambda k: True  # noqa: E731
+    views = {
+        "interact_blocked": [lambda k: not clear(k)],
+        "occluded_view": [anywhere],
+        "view_through": [lambda k: _hidden(grid, (cx[k], cy[k]), target, box, tz), anywhere],
+    }.get(kind, [clear])
+
+    def first(tier, ok) -> int | None:
+        """The cheapest candidate of `tier` whose view is `ok`."""
+        for k in np.argsort(np.where(tier, cost, np.inf), kind="stable")[:400]:
+            if not tier[k] or not np.isfinite(cost[k]):
+                return None
+            if kind == "near_far":  # there must be room to step back past the trigger's distance
+                threshold = low.trigger.distance_m or 6.0
+                away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
+                if _free_run(grid, (cx[k], cy[k]), away) < threshold + 1.0 - edge[k]:
+                    continue
+            if ok(k):
+                return k
+        return None
+
+    chosen = next((k for ok in views for tier in tiers if (k := first(tier, ok)) is not None), None)
     if chosen is None and kind == "interact_blocked":
         raise PlanError(
             "no reachable point within reach of the target has an obstacle between it and the target",

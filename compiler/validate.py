@@ -12,8 +12,7 @@ connect only a step apart (`_connect`).
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -52,8 +51,8 @@ class Grid:
     height: np.ndarray | None = None
     # footprints of the solids standing on the ground (walls, not lintels) and their tops' z: below its
     # top such a solid hides what is behind it (an occluded view's test, `plan._hidden`)
-    standing: np.ndarray = dataclasses.field(default_factory=lambda: np.empty(0, dtype=object))
-    standing_top: np.ndarray = dataclasses.field(default_factory=lambda: np.empty(0))
+    standing: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
+    standing_top: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     def height_at(self, x: float, y: float) -> float:
         if self.height is None:
@@ -319,14 +318,25 @@ def footprints(built: Built, memo: dict | None) -> dict[str, Polygon | None]:
 STANDING_M = 0.3  # an object whose bottom is this close to the ground stands on it (a wall, not a lintel)
 
 
-def _standing(built: Built, fps: dict[str, Polygon | None]) -> tuple[np.ndarray, np.ndarray]:
-    """The footprints of the solid objects that stand on the ground, and their tops' z."""
+def _standing(built: Built, memo: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    """The footprints of the solid objects that stand on the ground, and their tops' z; the scene's
+    are found once per build, the task's added."""
+    fps = footprints(built, memo)
     g = built.scene.ground
-    ids = [
-        i
-        for i, fp in sorted(fps.items())
-        if fp is not None and built.objects[i].aabb_min[2] - _ground_under(g, built.objects[i]) <= STANDING_M
-    ]
+
+    def stands(i: str) -> bool:
+        return (
+            fps.get(i) is not None
+            and built.objects[i].aabb_min[2] - _ground_under(g, built.objects[i]) <= STANDING_M
+        )
+
+    key = ("standing", built.scene_key)
+    scene = memo.get(key) if memo is not None else None
+    if scene is None:
+        scene = [o.id for o in built.scene.objects if o.id not in built.task_local and stands(o.id)]
+        if memo is not None:
+            memo[key] = scene
+    ids = scene + [i for i in sorted(built.task_local) if stands(i)]
     return np.array([fps[i] for i in ids], dtype=object), np.array(
         [built.objects[i].aabb_max[2] for i in ids]
     )
@@ -376,7 +386,7 @@ def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
     reach = np.zeros_like(free)
     if 0 <= si < ny and 0 <= sj < nx and free[si, sj]:
         reach = labels == labels[si, sj]
-    standing, tops = _standing(built, footprints(built, memo))
+    standing, tops = _standing(built, memo)
     return Grid(minx, miny, CELL_M, free, reach, (si, sj), occupied, height, standing, tops)
 
 

@@ -55,15 +55,23 @@ WAIT = {
 }
 
 
-def _start(built: Path, out: Path, tmp: Path) -> subprocess.Popen:
+def _start(built: Path, out: Path, tmp: Path, server: str = SLOW_SERVER) -> subprocess.Popen:
     env = {**os.environ, "WAC_CACHE_DIR": str(tmp / "cache")}
     work = tmp / "agent_cwd"  # the episode must lie outside the agent's working directory
     work.mkdir()
-    cmd = [sys.executable, "-c", SLOW_SERVER, "mcp", str(built / TASK), "--out", str(out), "--no-example"]
+    cmd = [sys.executable, "-c", server, "mcp", str(built / TASK), "--out", str(out), "--no-example"]
     cmd += ["--width", "64", "--height", "48"]
     return subprocess.Popen(
         cmd, cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
+
+
+def _close(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    for f in (proc.stdin, proc.stdout, proc.stderr):
+        f.close()
 
 
 def _send(proc: subprocess.Popen, *messages: dict) -> None:
@@ -106,11 +114,7 @@ def test_a_stopped_server_writes_the_report_and_exits_promptly(built, tmp_path, 
         except subprocess.TimeoutExpired:
             pytest.fail(f"wac mcp did not exit within 20 s of {sig.name} ({state})")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for f in (proc.stdin, proc.stdout, proc.stderr):
-            f.close()
+        _close(proc)
     assert proc.returncode == (130 if sig == signal.SIGINT else 0)
     report = json.loads((out / "report.json").read_text())
     assert report["done"] is False
@@ -133,17 +137,7 @@ sys.exit(main(sys.argv[1:]))
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_stop_while_the_session_opens_still_writes_the_report(built, tmp_path, sig):
     out = tmp_path / "episode"
-    work = tmp_path / "agent_cwd"
-    work.mkdir()
-    cmd = [sys.executable, "-c", SLOW_OPEN, "mcp", str(built / TASK), "--out", str(out), "--no-example"]
-    proc = subprocess.Popen(
-        cmd + ["--width", "64", "--height", "48"],
-        cwd=work,
-        env={**os.environ, "WAC_CACHE_DIR": str(tmp_path / "cache")},
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = _start(built, out, tmp_path, SLOW_OPEN)
     try:
         deadline = time.monotonic() + 120
         while not (out / "episode.json").is_file() and time.monotonic() < deadline:
@@ -151,10 +145,6 @@ def test_a_stop_while_the_session_opens_still_writes_the_report(built, tmp_path,
         proc.send_signal(sig)  # within the 5 s the session still takes to open
         proc.wait(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for f in (proc.stdin, proc.stdout, proc.stderr):
-            f.close()
+        _close(proc)
     assert proc.returncode == (130 if sig == signal.SIGINT else 0)
     assert json.loads((out / "report.json").read_text())["done"] is False
