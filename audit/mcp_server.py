@@ -26,7 +26,7 @@ import signal
 import sys
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from wac.errors import BundleError, UsageError
 
@@ -246,14 +246,8 @@ def open_session(args) -> AuditSession:
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
-class _Stopped(BaseException):
-    """SIGTERM or SIGINT, the ways harnesses and people stop an MCP server: unwind through `finally`,
-    which writes the report.  (asyncio's own SIGINT handling would wait for the transport's stdin
-    reader, which blocks until the client writes again.)"""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
+def _stop_code(signum: int) -> int:
+    return 130 if signum == signal.SIGINT else 0
 
 
 def _finish(session: AuditSession) -> None:
@@ -273,21 +267,37 @@ def _finish(session: AuditSession) -> None:
     print(f"wac mcp: episode {state}; report in {session.out / 'report.json'}", file=sys.stderr)
 
 
-def _stop_now(session: AuditSession, busy: list[bool]):
-    """The signal handler: when idle, unwind through `cmd_mcp`'s `finally`; during a tool call (the
-    stop exception would be wrapped by the transport's task group, which then waits for the stdin
-    reader thread) write the report right here and exit at once."""
+def _finish_and_exit(session: AuditSession, signum: int) -> NoReturn:
+    """Write the report and leave at once.  Nothing is raised through the transport: an exception
+    thrown into anyio's task group, an import or the event loop at an arbitrary instant can
+    corrupt their state (an internal error instead of a report), and the transport's stdin reader
+    thread would hold up a normal exit anyway."""
+    _hold([])  # a second stop must not cut the report short
+    try:
+        _finish(session)
+    finally:
+        sys.stderr.flush()
+        os._exit(_stop_code(signum))
 
-    def handler(signum, frame) -> None:
-        if not busy:
-            raise _Stopped(signum)
-        try:
-            _finish(session)
-        finally:
-            sys.stderr.flush()
-            os._exit(130 if signum == signal.SIGINT else 0)
 
-    return handler
+def _install(handler) -> None:
+    for s in STOP_SIGNALS:
+        signal.signal(s, handler)
+        signal.siginterrupt(s, False)  # other threads' system calls restart instead of failing
+
+
+def _hold(held: list[int]) -> None:
+    """Hold a stop in `held` instead of acting on it.  The main thread blocks the signals (its C
+    code, the renderer's and the physics', sees no EINTR; threads it starts inherit the block);
+    a thread started earlier may still take one, and the handler then records it."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    _install(lambda signum, frame: held.append(signum))
+
+
+def _held_stop(held: list[int]) -> int | None:
+    """The first stop held, by the handler or blocked and waiting in the kernel."""
+    waiting = signal.sigpending()
+    return next(iter(held), None) or next((s for s in STOP_SIGNALS if s in waiting), None)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -295,10 +305,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     protocol = apply_config(args)  # --config, --protocol reference
     args.budget_multiplier = budget_multiplier(args.bundle, args.budget_actions, args.budget_multiplier)
-    # a stop that arrives while the session opens (its episode directory already on disk) is held
-    # until the session can write its report: the default action would kill the process without one
-    pending: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in STOP_SIGNALS}
+    # A stop that arrives while the session opens (its episode directory already on disk) is held
+    # until the session can write its report: the default action would kill the process with none,
+    # and a handler that acted at once would interrupt the session's set-up halfway.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    previous = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    held: list[int] = []
+    _hold(held)
     try:
         if args.replay:  # the reference's replay paradigm (replay_mcp.py)
             from .replay_mcp import open_replay
@@ -309,56 +322,36 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             if protocol is not None:
                 session = ReferenceSession(session, protocol)
     except BaseException:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         raise
+    # from here on a stop writes the report and exits, whether idle or inside a tool call
+    _install(lambda signum, frame: _finish_and_exit(session, signum))
+    if held:
+        _finish_and_exit(session, held[0])
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one blocked meanwhile arrives now
     print(
         f"wac mcp: serving {len(session.tools)} tools on stdio; recording the episode to {session.out}",
         file=sys.stderr,
     )
-    busy: list[bool] = []  # non-empty while a tool call runs
-    session.call = _marking(session.call, busy)
-    for s in STOP_SIGNALS:
-        signal.signal(s, _stop_now(session, busy))
-    stopped = None
     try:
-        if pending:
-            raise _Stopped(pending[0])
         import anyio
 
         from .mcp_stdio import serve_stdio
 
         anyio.run(serve_stdio, build_server(session))  # the SDK's transport, messages bounded
-    except _Stopped as exc:
-        stopped = 130 if exc.signum == signal.SIGINT else 0
-    except BaseExceptionGroup as group:  # a stop that reached the task group anyway
-        hit = group.subgroup(lambda e: isinstance(e, _Stopped))
-        if hit is None:
-            raise
-        leaf = hit
-        while isinstance(leaf, BaseExceptionGroup):
-            leaf = leaf.exceptions[0]
-        stopped = 130 if leaf.signum == signal.SIGINT else 0
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        _hold(held)  # a stop now waits for the report
         _finish(session)
-    if stopped is not None:
-        # the transport's reader thread may still block on an open stdin and would hold up a normal exit
+    stop = _held_stop(held)
+    if stop is not None:
         sys.stderr.flush()
-        os._exit(stopped)
+        os._exit(_stop_code(stop))
+    for s, handler in previous.items():
+        signal.signal(s, handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     return 0
-
-
-def _marking(call, busy: list[bool]):
-    def marked(name, args=None):
-        busy.append(True)
-        try:
-            return call(name, args)
-        finally:
-            busy.pop()
-
-    return marked
 
 
 def register(subparsers) -> None:
