@@ -124,33 +124,61 @@ def _primitive_mesh(shape: str, size: tuple[float, float, float]):
 
 def object_meshes(obj: B.SceneObject):
     """(part id, world-space mesh) for each solid part; meshes use their bounding boxes."""
+    return [(pid, m) for pid, m, _ in _solid_meshes(obj)]
+
+
+def _solid_meshes(obj: B.SceneObject):
+    """(part id, world-space mesh, convex?) for each solid part.  Convexity is the primitive's,
+    tested once per shape and size: a rotation, a scale and a translation keep a shape convex, and
+    testing every placed copy again was most of the clean-scene check's time."""
     from wac.bundle.transforms import rotation
 
     out = []
     for p in obj.parts:
         if not p.solid:
             continue
-        m = _primitive_mesh(p.shape, tuple(p.size)).copy()
+        primitive = _primitive_mesh(p.shape, tuple(p.size))
+        m = primitive.copy()
         verts = m.vertices @ rotation(*p.rotation_deg).T + np.asarray(p.position)
         verts = (verts * np.asarray(obj.scale)) @ rotation(*obj.rotation_deg).T + np.asarray(obj.position)
         m.vertices = verts
-        out.append((p.id, m))
+        out.append((p.id, m, primitive.is_convex))
     return out
+
+
+def _collision_manager(obj: B.SceneObject):
+    """An FCL broad phase over the object's solid parts (and the geometries it must keep alive)."""
+    import fcl
+    from trimesh.collision import mesh_to_BVH, mesh_to_convex
+
+    geoms = [mesh_to_convex(m) if convex else mesh_to_BVH(m) for _, m, convex in _solid_meshes(obj)]
+    objects = [fcl.CollisionObject(g, fcl.Transform()) for g in geoms]
+    manager = fcl.DynamicAABBTreeCollisionManager()
+    manager.registerObjects(objects)
+    manager.setup()
+    return manager, (geoms, objects)
+
+
+def _every_contact(o1, o2, cdata) -> bool:
+    """FCL's callback, never stopping early (its default stops at the first colliding pair)."""
+    import fcl
+
+    fcl.collide(o1, o2, cdata.request, cdata.result)
+    return False
 
 
 def penetration(a: B.SceneObject, b: B.SceneObject) -> float:
     """Deepest interpenetration between two objects' solid parts (0 if they do not overlap)."""
-    import trimesh
+    import fcl
 
-    ma, mb = trimesh.collision.CollisionManager(), trimesh.collision.CollisionManager()
-    for pid, m in object_meshes(a):
-        ma.add_object(pid, m)
-    for pid, m in object_meshes(b):
-        mb.add_object(pid, m)
-    hit, contacts = ma.in_collision_other(mb, return_data=True)
-    if not hit:
+    ma, keep_a = _collision_manager(a)
+    mb, keep_b = _collision_manager(b)
+    request = fcl.CollisionRequest(num_max_contacts=100000, enable_contact=True)
+    data = fcl.CollisionData(request=request)
+    ma.collide(mb, data, _every_contact)
+    if not data.result.is_collision:
         return 0.0
-    return max((c.depth for c in contacts), default=0.0)
+    return max((c.penetration_depth for c in data.result.contacts), default=0.0)
 
 
 def check_clean(built: Built, diag: Collector, span, memo: dict | None = None) -> None:
