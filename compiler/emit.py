@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import shutil
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -140,22 +140,45 @@ def validate_task(task_json: dict, validated: dict[int, dict] | None = None) -> 
     validated = {} if validated is None else validated
     whole, one_object, one_material = _validators()
     scene = task_json["scene"]
-    whole.validate({**task_json, "scene": {**scene, "objects": [], "materials": {}}})
+    rest = {**task_json, "scene": {**scene, "objects": [], "materials": {}}}
+    _top_level().validate({k: None for k in rest})  # required and unknown keys
+    for key, value in rest.items():  # each section of the task: most alike in the tasks of a scene
+        _validate_part(_section(key), value)
     for validator, items in ((one_object, scene["objects"]), (one_material, scene["materials"].values())):
         for item in items:
             if validated.get(id(item)) is item:  # this very document was validated before
                 continue
-            exact = hashlib.sha256(canonical_json(item)).hexdigest()
-            if exact in _VALID_PARTS:  # an equal object in another task of its scene
-                continue
-            keyed = _shape(item, validator.schema) if validator is one_object else item
-            key = hashlib.sha256(canonical_json(keyed)).hexdigest()
-            if key not in _VALID_PARTS:
-                validator.validate(item)
-                _VALID_PARTS.add(key)
-            _VALID_PARTS.add(exact)
+            _validate_part(validator, item)
             if validator is one_object:
                 validated[id(item)] = item
+
+
+def _validate_part(validator, item) -> None:
+    """Validate `item` unless an equal one, or one alike but for values its schema does not
+    constrain (`_shape`), was validated before."""
+    exact = hashlib.sha256(canonical_json(item)).hexdigest()
+    if exact in _VALID_PARTS:
+        return
+    key = hashlib.sha256(canonical_json(_shape(item, validator.schema))).hexdigest()
+    if key not in _VALID_PARTS:
+        validator.validate(item)
+        _VALID_PARTS.add(key)
+    _VALID_PARTS.add(exact)
+
+
+@lru_cache(maxsize=1)
+def _top_level():
+    """The task document's own keys (required, none unknown), its sections' content aside."""
+    whole = _validators()[0]
+    schema = {**whole.schema, "properties": {k: {} for k in whole.schema["properties"]}}
+    return type(whole)(schema)
+
+
+@cache
+def _section(key: str):
+    """A validator for one top-level section of the task document."""
+    whole = _validators()[0]
+    return type(whole)(whole.schema["properties"][key])
 
 
 def dump_object(o: B.SceneObject, docs: dict[int, tuple[B.SceneObject, dict]]) -> dict:

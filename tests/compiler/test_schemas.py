@@ -50,3 +50,29 @@ def test_objects_validated_by_shape_still_reject_a_wrong_value(tmp_path):
     worse = {**first, "id": first["id"] + "_worse", "parts": [{**first["parts"][0], "shape": "blob"}]}
     with pytest.raises(jsonschema.ValidationError):
         validate_task({**doc, "scene": {**doc["scene"], "objects": [*doc["scene"]["objects"], worse]}})
+
+
+def test_sections_validated_by_shape_still_reject_a_wrong_value_or_key(tmp_path):
+    """A task's sections alike but for unconstrained values are validated once; a wrong type, an
+    out-of-range value, a missing or an unknown key in a later task is still caught."""
+    import json
+
+    import jsonschema
+
+    from wac.compiler.emit import validate_task
+    from wac.compiler.pipeline import compile_project
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "out"
+    assert compile_project([root / "taxonomy" / "examples" / "scale.wa"], root, out=out).ok
+    doc = json.loads((out / "scale_demo" / "task.json").read_text())
+    validate_task(doc)
+    validate_task({**doc, "id": "another_task"})  # alike: accepted
+    with pytest.raises(jsonschema.ValidationError):
+        validate_task({**doc, "id": 7})
+    with pytest.raises(jsonschema.ValidationError):
+        validate_task({**doc, "anomalies": [{**doc["anomalies"][0], "trigger": {"kind": "sometimes"}}]})
+    with pytest.raises(jsonschema.ValidationError):
+        validate_task({k: v for k, v in doc.items() if k != "meta"})
+    with pytest.raises(jsonschema.ValidationError):
+        validate_task({**doc, "unexpected": 1})
