@@ -572,7 +572,9 @@ def judge_material_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Read
             f"frame by dE {MAT_DE:g} or more (needs {MAT_PX:g}; mean colour dE {mv.colour:.1f}, spread of L* "
             f"{sc:.1f} clean vs {sp:.1f} perturbed){at}"
         )
-    shows = Reading("material_at_target", round(mv.changed, 1), visible, why + world, mv.px)
+    shows = Reading(
+        "material_at_target", round(mv.changed, 1), visible, why + world, mv.px, unseen=mv.px < MIN_PX
+    )
     ref = Reading(
         "material_at_target",
         0.0,

@@ -87,7 +87,7 @@ def measure_support(env, task) -> dict:
 def judge_support(run: Run, task: CompiledTask) -> Reading:
     s = deciding_sample(run)
     best, why, px_best = 0.0, "no support gap under the target", 0.0
-    anomalous = False
+    anomalous = unseen = False
     f = focal_px640()
     for oid, g in s.measure.get("gaps", {}).items():
         px = object_px(s, oid)
@@ -98,7 +98,8 @@ def judge_support(run: Run, task: CompiledTask) -> Reading:
         shown = g.get("visible_gap", gap)
         gap_px = shown * f / max(dist, 0.1)
         best, px_best = max(best, gap), px
-        if px < MIN_PX:
+        unseen = px < MIN_PX
+        if unseen:
             why = f"{object_label(task, oid)} floats {gap:.2f} m but is not in view at the deciding view ({px:.0f} px)"
         elif shown < gap - 1e-3 and gap_px < GAP_PX:
             why = (
@@ -115,7 +116,7 @@ def judge_support(run: Run, task: CompiledTask) -> Reading:
             anomalous = True
             why = f"{object_label(task, oid)} floats {gap:.2f} m above its support ({gap_px:.0f} px at {dist:.1f} m)"
             break
-    return Reading("support_gap", round(best, 4), anomalous, why, px_best)
+    return Reading("support_gap", round(best, 4), anomalous, why, px_best, unseen and not anomalous)
 
 
 def measure_penetration(env, task) -> dict:
@@ -173,6 +174,7 @@ def measure_penetration(env, task) -> dict:
 def judge_penetration(run: Run, task: CompiledTask) -> Reading:
     s = deciding_sample(run)
     best, why, anomalous, px_best = 0.0, "no object interpenetrates another", False, 0.0
+    unseen = False
     for oid, m in s.measure.get("penetration", {}).items():
         px = object_px(s, oid)
         if m["depth"] >= PENETRATION_M or m["misalign"] >= 0.05:
@@ -183,7 +185,7 @@ def judge_penetration(run: Run, task: CompiledTask) -> Reading:
             )
             best, px_best = max(best, m["depth"], m["misalign"]), px
             if px < MIN_PX:
-                why = f"{what}, but it is not in view at the deciding view ({px:.0f} px)"
+                why, unseen = f"{what}, but it is not in view at the deciding view ({px:.0f} px)", True
                 continue
             anomalous, why = True, what
             break
@@ -193,12 +195,13 @@ def judge_penetration(run: Run, task: CompiledTask) -> Reading:
                 f"{object_label(task, oid)}'s bounds overlap {m['overlap_with']} by {m['overlap']:.2f} m but no parts "
                 f"intersect (deepest contact {m['depth']:.3f} m)"
             )
-    return Reading("penetration_depth", round(best, 4), anomalous, why, px_best)
+    return Reading("penetration_depth", round(best, 4), anomalous, why, px_best, unseen and not anomalous)
 
 
 def judge_size(run: Run, task: CompiledTask) -> Reading:
     s = deciding_sample(run)
     best, why, anomalous, px_best = 0.0, "the target has its normal size", False, 0.0
+    unseen = False
     for oid, m in s.measure.get("base", {}).items():
         spec = object_spec(task, oid)
         if not m.get("present") or spec is None:
@@ -218,10 +221,11 @@ def judge_size(run: Run, task: CompiledTask) -> Reading:
             best, px_best = max(best, k), px
             if px < MIN_PX:
                 why = f"{object_label(task, oid)} is scaled x{worst:.2f} but is not in view ({px:.0f} px)"
+                unseen = True
                 continue
             anomalous, why = True, f"{object_label(task, oid)} is scaled x{worst:.2f} against {rel}"
             break
-    return Reading("size_ratio", round(math.exp(best), 3), anomalous, why, px_best)
+    return Reading("size_ratio", round(math.exp(best), 3), anomalous, why, px_best, unseen and not anomalous)
 
 
 # --- interactive physics --------------------------------------------------------------------------

@@ -127,7 +127,11 @@ def judge_pose(run: Run, task: CompiledTask) -> Reading:
         if what:
             if max(pb, pa) < MIN_PX:
                 return Reading(
-                    "pose_before_after", moved, False, f"{what}, but it is not in view ({pb:.0f}/{pa:.0f} px)"
+                    "pose_before_after",
+                    moved,
+                    False,
+                    f"{what}, but it is not in view ({pb:.0f}/{pa:.0f} px)",
+                    unseen=True,
                 )
             return Reading("pose_before_after", round(max(moved, turned / 100), 3), True, what, max(pb, pa))
     return Reading(
@@ -342,7 +346,7 @@ def judge_orientation(run: Run, task: CompiledTask) -> Reading:
         if what:
             if px < MIN_PX:
                 return Reading(
-                    "orientation_vs_up", tilt, False, f"{what}, but it is not in view ({px:.0f} px)", px
+                    "orientation_vs_up", tilt, False, f"{what}, but it is not in view ({px:.0f} px)", px, True
                 )
             return Reading("orientation_vs_up", round(tilt, 1), True, what, px)
     return Reading("orientation_vs_up", 0.0, False, "the target stands the right way up and in place")

@@ -97,11 +97,12 @@ def judge_visibility(run: Run, task: CompiledTask) -> Reading:
 
 def _visibility_at(run: Run, task: CompiledTask, s: Sample) -> Reading:
     why, px_best = "the target's visibility agrees with what stands in front of it", 0.0
+    unseen = False
     for oid, m in s.measure.get("visibility", {}).items():
         px = object_px(s, oid)
         px_best = max(px_best, px)
         if not m.get("frustum"):
-            why = f"{object_label(task, oid)} is not in the field of view at the deciding view"
+            why, unseen = f"{object_label(task, oid)} is not in the field of view at the deciding view", True
             continue
         occluded = m["clear"] == 0
         i = s.index_of.get(oid)
@@ -150,11 +151,13 @@ def _visibility_at(run: Run, task: CompiledTask, s: Sample) -> Reading:
             if occluded
             else f"{object_label(task, oid)} is in view and drawn ({px:.0f} px)"
         ) + trigger_distances(run, task, oid)
-    return Reading("visible_pixels_behind_occluder", px_best, False, why, px_best)
+        unseen = False
+    return Reading("visible_pixels_behind_occluder", px_best, False, why, px_best, unseen)
 
 
 def _shape(s: Sample, oid: str):
-    """(pixels, fill of its bounding box, mean colour, clipped at the frame edge, width in pixels); None if unseen."""
+    """(pixels, fill of its bounding box, mean colour, clipped at the frame edge, width in pixels,
+    an end hidden by a nearer surface); None if unseen."""
     i = s.index_of.get(oid)
     if i is None:
         return None
@@ -166,7 +169,30 @@ def _shape(s: Sample, oid: str):
     fill = n / float((rows.max() - rows.min() + 1) * (cols.max() - cols.min() + 1))
     h, w = s.ids.shape
     clipped = rows.min() == 0 or cols.min() == 0 or rows.max() == h - 1 or cols.max() == w - 1
-    return n, fill, mean_rgb(s, oid), clipped, int(cols.max() - cols.min() + 1)
+    return n, fill, mean_rgb(s, oid), clipped, int(cols.max() - cols.min() + 1), _end_hidden(s, mask, i)
+
+
+def _end_hidden(s: Sample, mask: np.ndarray, i: int) -> bool:
+    """Whether the silhouette's left or right end meets another object nearer to the eye (a door
+    frame, a chair in front): its width then measures the occluder, not the object.  Needs depth."""
+    if s.depth is None or s.depth.shape != mask.shape:
+        return False
+    h, w = mask.shape
+    rows = np.nonzero(mask.any(axis=1))[0]
+    left = mask[rows].argmax(axis=1)
+    right = w - 1 - mask[rows, ::-1].argmax(axis=1)
+    for cols, step, end in ((left, -1, left.min()), (right, 1, right.max())):
+        near_end = np.abs(cols - end) <= 1  # the rows that reach the extreme column
+        r, c = rows[near_end], cols[near_end]
+        nc = c + step
+        ok = (nc >= 0) & (nc < w)
+        r, c, nc = r[ok], c[ok], nc[ok]
+        other = s.ids[r, nc]
+        mine = s.depth[r, c]
+        nearer = (other > 0) & (other != i) & (s.depth[r, nc] < mine - np.maximum(0.05, 0.02 * mine))
+        if nearer.any():
+            return True
+    return False
 
 
 def _light(s: Sample, oid: str) -> float:
@@ -199,6 +225,25 @@ def _reference(task: CompiledTask, looks: list[Sample], oid: str) -> str | None:
     return best[1] if best else None
 
 
+def _size_ratio(task: CompiledTask, oid: str, ref: str | None, first, later) -> tuple[float, str]:
+    """The target's apparent width times its distance, later view over first, and what it is
+    measured against: corrected for distance alone, or against a fixed neighbour's own ratio."""
+    (s0, a0), (s1, a1) = first, later
+    c0, c1 = centre_of(s0, oid), centre_of(s1, oid)
+    # horizontal extent x distance: steady under perspective, and under the foreshortening of flat objects
+    ratio = a1[4] * eye_distance(s1, c1) / max(a0[4] * eye_distance(s0, c0), 1e-6)
+    if ref is None:
+        return ratio, "corrected for distance"
+    # the same estimate for a fixed neighbour cancels most of the viewing-angle error
+    r0, r1 = _shape(s0, ref), _shape(s1, ref)
+    spec = object_spec(task, ref)
+    rc = (as_array(spec.aabb_min) + as_array(spec.aabb_max)) / 2
+    ref_ratio = r1[4] * eye_distance(s1, rc) / max(r0[4] * eye_distance(s0, rc), 1e-6)
+    if abs(math.log(ref_ratio)) >= SIZE_LOG:  # a reference that itself "changes" is occluded: skip it
+        return ratio, "corrected for distance"
+    return ratio / ref_ratio, f"against {ref}"
+
+
 def judge_apparent(run: Run, task: CompiledTask) -> Reading:
     looks = [s for s in run.samples if s.kind in ("mark", "after")]
     if len(looks) < 2:
@@ -212,27 +257,17 @@ def judge_apparent(run: Run, task: CompiledTask) -> Reading:
                 1.0,
                 False,
                 f"{object_label(task, oid)} is seen whole in {len(seen)} of the {len(looks)} views (needs two)",
+                unseen=True,
             )
         ref = _reference(task, [s for s, _ in seen], oid)
+        # sizes are compared between views whose width no nearer object cuts short
+        first_whole = next(((s, a) for s, a in seen if not a[5]), None)
         (s0, a0) = seen[0]
         for s1, a1 in seen[1:]:
-            c0, c1 = centre_of(s0, oid), centre_of(s1, oid)
-            # horizontal extent x distance: steady under perspective, and under the foreshortening of flat objects
-            ratio = a1[4] * eye_distance(s1, c1) / max(a0[4] * eye_distance(s0, c0), 1e-6)
-            against = "corrected for distance"
-            if (
-                ref is not None
-            ):  # the same estimate for a fixed neighbour cancels most of the viewing-angle error
-                r0, r1 = _shape(s0, ref), _shape(s1, ref)
-                rc = (
-                    as_array(object_spec(task, ref).aabb_min) + as_array(object_spec(task, ref).aabb_max)
-                ) / 2
-                ref_ratio = r1[4] * eye_distance(s1, rc) / max(r0[4] * eye_distance(s0, rc), 1e-6)
-                if (
-                    abs(math.log(ref_ratio)) < SIZE_LOG
-                ):  # a reference that itself "changes" is occluded: skip it
-                    ratio /= ref_ratio
-                    against = f"against {ref}"
+            ratio, against, base = 1.0, "corrected for distance", s0
+            if first_whole is not None and not a1[5] and s1.index > first_whole[0].index:
+                ratio, against = _size_ratio(task, oid, ref, first_whole, (s1, a1))
+                base = first_whole[0]
             fill = abs(a1[1] - a0[1])
             col = 0.0
             if a0[2] is not None and a1[2] is not None:
@@ -248,7 +283,7 @@ def judge_apparent(run: Run, task: CompiledTask) -> Reading:
                     round(ratio, 3),
                     True,
                     f"{object_label(task, oid)}'s size {against} changes x{ratio:.2f} between "
-                    f"'{s0.caption}' and '{s1.caption}'",
+                    f"'{base.caption}' and '{s1.caption}'",
                     a1[0],
                 )
             if fill >= 0.2:
@@ -269,12 +304,20 @@ def judge_apparent(run: Run, task: CompiledTask) -> Reading:
                     f"distances",
                     a1[0],
                 )
+        cut = sum(1 for _, a in seen if a[5])
+        kept = (
+            f"keeps its size ({'against ' + ref if ref else 'corrected for distance'}), outline and colour "
+            f"over {len(seen)} views"
+            + (f"; a nearer object cuts its width short in {cut} of them" if cut else "")
+            if len(seen) - cut >= 2
+            else f"keeps its outline and colour over {len(seen)} views; its size is not compared: a nearer "
+            f"object cuts its width short in {cut} of them"
+        )
         return Reading(
             "apparent_size_ratio",
             1.0,
             False,
-            f"{object_label(task, oid)} keeps its size ({'against ' + ref if ref else 'corrected for distance'}), "
-            f"outline and colour over {len(seen)} views"
+            f"{object_label(task, oid)} {kept}"
             + trigger_distances(run, task, oid)
             + blocked_walk(run, all_moves=True),
         )

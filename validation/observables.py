@@ -96,7 +96,7 @@ OBSERVABLES: dict[str, Observable] = {
     "visible_pixels_behind_occluder": Observable(
         "visible_pixels_behind_occluder", _measure_with(measure_visibility), judge_visibility, depth=True
     ),
-    "apparent_size_ratio": Observable("apparent_size_ratio", _measure_with(), judge_apparent),
+    "apparent_size_ratio": Observable("apparent_size_ratio", _measure_with(), judge_apparent, depth=True),
     "shadow_offset": Observable(
         "shadow_offset", _measure_with(measure_light), pair=judge_light_pair, depth=True
     ),

@@ -26,6 +26,9 @@ class Reading:
     anomalous: bool
     detail: str
     seen_px: float = 0.0  # the target's pixels at the deciding sample (640x480 equivalent)
+    # the anomaly is there but the run's views do not show the target (out of view, or not whole
+    # where a whole view is needed): the run is no evidence either way
+    unseen: bool = False
 
 
 # --- helpers ---------------------------------------------------------------------------------------

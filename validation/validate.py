@@ -6,7 +6,11 @@ the final turn and look, the timing of waits and how far a revisit walks away, a
 and the simulation seed.  For each variation the anomaly must still manifest in the perturbed
 world and stay absent in the clean one (the differential property of `selfcheck.py`).  Variations
 whose own repositioning moves are blocked (a wall beside the viewpoint) are discarded, as are
-those that would overrun the action budget.  A failure is shrunk to a minimal counterexample,
+those whose repositioning itself switches the anomaly before the first observation (the side
+step's turn is a look away; a step back crosses a distance trigger), those from whose views the
+perturbed world's target is out of sight (a pillar between it and the new viewpoint: an auditor
+would look from elsewhere; the plan itself must show it) and those that would overrun the action
+budget.  A failure is shrunk to a minimal counterexample,
 printed as an action list for `wac play BUNDLE --actions "…"`.
 """
 
@@ -21,6 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from wac.bundle.actions import MAX_MOVE_M, MOVE_M
+from wac.bundle.model import TriggerKind
 from wac.bundle.reader import Bundle
 from wac.errors import UsageError
 
@@ -28,6 +34,7 @@ from .capture import Step, actions_text, run_steps
 from .observables import Reading, observable
 
 PROFILES = {"ci": 6, "long": 60}
+DISTANCE_TRIGGERS = (TriggerKind.beyond, TriggerKind.within, TriggerKind.leave)
 
 
 @dataclass(frozen=True)
@@ -84,8 +91,25 @@ def _norm(a: float) -> float:
     return (a + 180.0) % 360.0 - 180.0
 
 
-def apply(plan, start_yaw: float, var: Variation) -> tuple[list[Step], set[int]]:
-    """The plan's steps changed by `var`; also the indexes (among actions) of the repositioning moves."""
+@dataclass(frozen=True)
+class Repositioning:
+    """Where a variation's own steps sit among the actions (indexes from 0)."""
+
+    actions: range = range(0)  # the steps inserted before the exposing view
+    moves: frozenset[int] = frozenset()  # those that walk (checked for being blocked)
+
+
+def apply(
+    plan, start_yaw: float, var: Variation, by_distance: bool = False
+) -> tuple[list[Step], Repositioning]:
+    """The plan's steps changed by `var`, and where the variation's repositioning steps are.
+
+    `by_distance`: the anomaly's trigger is a distance from the target (beyond, within, leave), so
+    the plan's walk away and back is measured from the target, not from the viewpoint: a viewpoint
+    the variation moved nearer walks that much farther, as an auditor stepping back "beyond" would.
+    Likewise a walk straight into the target (to touch it, to pass through it) from a viewpoint the
+    variation moved farther walks that much farther.
+    """
     steps = [Step.of(s) for s in plan.steps]
     first = next((i for i, s in enumerate(steps) if s.action == "mark"), len(steps))
     approach, exposing = steps[:first], steps[first:]
@@ -129,9 +153,23 @@ def apply(plan, start_yaw: float, var: Variation) -> tuple[list[Step], set[int]]
                     ),
                 )
             )
+    nearer = 0.0  # how much nearer the target the variation's viewpoint is than the plan's
+    if var.side_m or var.closer_m:
+        was = math.hypot(tx - plan.view_point[0], ty - plan.view_point[1])
+        walked = sum(  # along the re-aimed line, after the side step (which `vx, vy` hold)
+            float(s.kwargs["distance_m"]) * (1 if s.kwargs["direction"] == "forward" else -1)
+            for s in extra[2 if var.side_m else 0 :]
+            if s.action == "move"
+        )
+        nearer = was - (math.hypot(tx - vx, ty - vy) - walked)
     if var.pause_s:
         extra.append(Step("wait", (("seconds", var.pause_s),)))
-    reposition = {i for i, s in enumerate(extra) if s.action == "move"}
+    # the plan's walks measured from the target keep their end points: a far point beyond a
+    # distance trigger (from a nearer viewpoint), a walk into the target (from a farther one)
+    if by_distance and nearer > 0.05:
+        exposing = _walk_farther(exposing, nearer)
+    elif nearer < -0.05:
+        exposing = _walk_in_farther(exposing, -nearer)
     out_exposing = []
     for s in exposing:
         a = s.kwargs
@@ -157,7 +195,60 @@ def apply(plan, start_yaw: float, var: Variation) -> tuple[list[Step], set[int]]
             )
         out_exposing.append(s)
     n_before = sum(1 for s in approach if s.action != "mark")
-    return approach + extra + out_exposing, {n_before + i for i in reposition}
+    return approach + extra + out_exposing, Repositioning(
+        range(n_before, n_before + len(extra)),
+        frozenset(n_before + i for i, s in enumerate(extra) if s.action == "move"),
+    )
+
+
+def _move_runs(exposing: list[Step]) -> list[tuple[int, int, str]]:
+    """The runs of consecutive moves in one direction: (start, end, direction), in order."""
+    runs, i = [], 0
+    while i < len(exposing):
+        if exposing[i].action != "move":
+            i += 1
+            continue
+        way, j = exposing[i].kwargs.get("direction", "forward"), i
+        while (
+            j < len(exposing) and exposing[j].action == "move" and exposing[j].kwargs.get("direction") == way
+        ):
+            j += 1
+        runs.append((i, j, way))
+        i = j
+    return runs
+
+
+def _lengthened(exposing: list[Step], runs: list[tuple[int, int, str]], extra_m: float) -> list[Step]:
+    """`exposing` with each of `runs` `extra_m` longer, split into moves the runtime accepts."""
+    out = list(exposing)
+    for _, end, way in sorted(runs, reverse=True):  # the later run first: earlier indexes hold
+        last = out[end - 1]
+        total = float(last.kwargs["distance_m"]) + extra_m
+        n = math.ceil(total / MAX_MOVE_M - 1e-9)  # equal moves, none shorter than the runtime takes
+        each = ("distance_m", round(max(MOVE_M[0], total / n), 2))
+        out[end - 1 : end] = [Step("move", (("direction", way), each)) for _ in range(n - 1)] + [
+            Step("move", (("direction", way), each), last.caption)
+        ]
+    return out
+
+
+def _walk_farther(exposing: list[Step], extra_m: float) -> list[Step]:
+    """The first walk away and the walk back after it (a run in the other direction), each
+    `extra_m` longer: a distance trigger's far point, from a viewpoint that much nearer."""
+    runs = _move_runs(exposing)
+    if not runs:
+        return exposing
+    back = next((r for r in runs[1:] if r[2] != runs[0][2]), None)
+    return _lengthened(exposing, [runs[0], back], extra_m) if back else exposing
+
+
+def _walk_in_farther(exposing: list[Step], extra_m: float) -> list[Step]:
+    """A first walk straight at the target (forward, before any turn: into it, through it, up to
+    it) `extra_m` longer: it must still reach the target from a viewpoint that much farther."""
+    runs = _move_runs(exposing)
+    if not runs or runs[0][2] != "forward" or any(s.action == "turn" for s in exposing[: runs[0][0]]):
+        return exposing
+    return _lengthened(exposing, runs[:1], extra_m)
 
 
 @dataclass(frozen=True)
@@ -169,14 +260,19 @@ class Outcome:
     why: str = ""
 
 
-def differential(bdir: Path, task, plan, steps: list[Step], reposition: set[int], seed: int) -> Outcome:
-    """Run both variants with `steps`; ok when the anomaly shows only in the perturbed world."""
+def differential(
+    bdir: Path, task, plan, steps: list[Step], rep: Repositioning, seed: int, discard_unseen: bool = True
+) -> Outcome:
+    """Run both variants with `steps`; ok when the anomaly shows only in the perturbed world.  A
+    variation whose views do not show the target in the perturbed world (out of view, or cut off
+    where a whole view is needed) is no evidence either way and is discarded (`discard_unseen`);
+    the plan itself must show it."""
     if sum(1 for s in steps if s.action != "mark") > task.exploration.budget_actions:
         return Outcome(True, False, None, None, "over budget")
     obs = observable(plan.observable)
     shadows = plan.category == "shadow_lighting"
     clean = run_steps(bdir, "clean", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
-    for i in reposition:
+    for i in sorted(rep.moves):
         if i < len(clean.steps):
             r = clean.steps[i]
             if r.moved_m < 0.8 * float(r.action.kwargs["distance_m"]):
@@ -184,13 +280,28 @@ def differential(bdir: Path, task, plan, steps: list[Step], reposition: set[int]
     if clean.error:
         return Outcome(True, False, None, None, clean.error)
     pert = run_steps(bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
+    early = _switched_during(pert, rep)
+    if early:
+        return Outcome(True, False, None, None, f"the repositioning itself {early}")
     rp, rc = obs.readings(pert, clean, task)
+    if discard_unseen and rp.unseen and not rc.anomalous:
+        return Outcome(True, False, rp, rc, f"out of sight: {rp.detail}")
     why = []
     if not rp.anomalous:
         why.append(f"perturbed: {rp.detail}")
     if rc.anomalous:
         why.append(f"clean: {rc.detail}")
     return Outcome(not why, True, rp, rc, "; ".join(why))
+
+
+def _switched_during(run, rep: Repositioning) -> str:
+    """How the anomaly switched during the variation's own steps ("" if it did not): the evidence
+    would then be taken in a state the plan never sees.  A periodic trigger switches on a clock,
+    whatever the agent does, and is left to the plan's own timing."""
+    for ev in run.events:
+        if ev.step - 1 in rep.actions and ev.event in ("fired", "deactivated") and ev.trigger != "every":
+            return f"{'set off' if ev.event == 'fired' else 'switched off'} the anomaly ({ev.trigger})"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -229,14 +340,15 @@ def validate_bundle(
     bundle = Bundle.open(path)
     bdir, task, plan = bundle.path, bundle.task(), bundle.plan()
     start_yaw = task.exploration.start.yaw_deg
+    by_distance = task.anomalies[plan.anomaly].trigger.kind in DISTANCE_TRIGGERS
     t0 = time.perf_counter()
     tried = {"n": 0, "valid": 0}
     cache: dict[Variation, Outcome] = {}
 
     def outcome(v: Variation) -> Outcome:
         if v not in cache:
-            steps, rep = apply(plan, start_yaw, v)
-            cache[v] = differential(bdir, task, plan, steps, rep, v.seed)
+            steps, rep = apply(plan, start_yaw, v, by_distance)
+            cache[v] = differential(bdir, task, plan, steps, rep, v.seed, discard_unseen=v != Variation())
             tried["n"] += 1
             tried["valid"] += cache[v].valid
             if log:
@@ -270,7 +382,7 @@ def validate_bundle(
         bad = find(variations(), lambda v: not outcome(v).ok, settings=cfg)
     except NoSuchExample:
         return ValidationResult(task.id, tried["n"], tried["valid"], None, "", "", time.perf_counter() - t0)
-    steps, _ = apply(plan, start_yaw, bad)
+    steps, _ = apply(plan, start_yaw, bad, by_distance)
     return ValidationResult(
         task.id,
         tried["n"],

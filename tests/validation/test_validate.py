@@ -17,22 +17,32 @@ def bundle(tmp_path_factory):
     return out / "missing_support_demo"
 
 
+@pytest.fixture(scope="module")
+def kitchen(tmp_path_factory):
+    """A small kitchen seen through a doorway: a dining table turns into a crude box beyond 5 m."""
+    out = tmp_path_factory.mktemp("kitchen") / "build"
+    assert build([ROOT / "tasks_src" / "family_house" / "kitchen_c.wa"], ROOT, out).ok
+    return out / "fh_kitchen_c"
+
+
 def test_the_empty_variation_is_the_plan_itself(bundle):
     task, plan = Bundle.open(bundle).task(), Bundle.open(bundle).plan()
-    steps, moves = V.apply(plan, task.exploration.start.yaw_deg, V.Variation())
-    assert [s.action for s in steps] == [s.action for s in plan.steps] and not moves
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation())
+    assert [s.action for s in steps] == [s.action for s in plan.steps] and not rep.actions and not rep.moves
 
 
 def test_a_side_step_is_re_aimed_at_the_target(bundle):
     task, plan = Bundle.open(bundle).task(), Bundle.open(bundle).plan()
-    steps, moves = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=1.0, pause_s=2.0))
-    texts = [s.text() for s in steps if s.action != "mark"]
-    assert "turn 90" in texts and "move 1" in texts and "wait 2" in texts
-    assert len(moves) == 1  # the side step is checked for being blocked
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=1.0, pause_s=2.0))
+    actions = [s.text() for s in steps if s.action != "mark"]
+    assert "turn 90" in actions and "move 1" in actions and "wait 2" in actions
+    assert len(rep.moves) == 1  # the side step is checked for being blocked
+    inserted = [actions[i] for i in rep.actions]
+    assert inserted[:2] == ["turn 90", "move 1"] and inserted[-1] == "wait 2"
 
 
 def test_a_failure_shrinks_to_a_minimal_counterexample(bundle, monkeypatch, capsys):
-    def fragile(bdir, task, plan, steps, reposition, seed):
+    def fragile(bdir, task, plan, steps, reposition, seed, discard_unseen=True):
         sidestep = any(s.action == "turn" and abs(float(s.kwargs["degrees"])) == 90.0 for s in steps)
         why = "perturbed: the target is out of view after a side step"
         return V.Outcome(not sidestep, True, None, None, "" if not sidestep else why)
@@ -66,3 +76,102 @@ def test_a_build_directory_validates_in_parallel_as_it_does_in_one_process(tmp_p
     assert "validated 2 task(s)" in par and "2 passed, 0 failed" in par and "on 2 process(es)" in par
     assert wac(["validate", str(out), "-j", "0"]) == 2
     assert "--jobs must be at least 1" in capsys.readouterr().err
+
+
+def test_a_variation_whose_own_steps_set_off_the_anomaly_is_discarded(tmp_path):
+    """The side step of a variation turns away from the target: under a look-away trigger that
+    turn moves the drum before the plan's first observation, so the variation tests nothing (it
+    is discarded, not reported as a counterexample).  The plan itself still shows the anomaly."""
+    out = tmp_path / "build"
+    assert build([ROOT / "tasks_src" / "factory" / "drum_moves_look_away.wa"], ROOT, out).ok
+    b = Bundle.open(out / "factory_05")
+    task, plan = b.task(), b.plan()
+    yaw = task.exploration.start.yaw_deg
+    steps, rep = V.apply(plan, yaw, V.Variation(side_m=1.0))
+    side = V.differential(b.path, task, plan, steps, rep, 0)
+    assert not side.valid and "set off the anomaly (look_away)" in side.why
+    steps, rep = V.apply(plan, yaw, V.Variation())
+    assert V.differential(b.path, task, plan, steps, rep, 0).ok
+
+
+def test_a_view_through_a_doorway_does_not_change_a_size(kitchen):
+    """Stepping back 1.5 m from the kitchen table's near viewpoint frames it through a doorway, whose
+    frame hides one end in every view: the clean table's width then changes with the frame, not the
+    table.  Those widths are not compared, and the proxy box still shows by its outline."""
+    b = Bundle.open(kitchen)
+    task, plan = b.task(), b.plan()
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(closer_m=-1.5))
+    o = V.differential(b.path, task, plan, steps, rep, 0)
+    assert o.valid and o.ok, o.why
+    assert "cuts its width short" in o.clean.detail
+
+
+def test_a_variation_from_which_the_target_is_out_of_sight_is_no_evidence(kitchen):
+    """A side step beside the kitchen doorway leaves the table cut off at the frame's edge in every
+    view, in both worlds: the variation is discarded, not a counterexample.  The plan itself gets
+    no such leniency (the self-check's plan must show the anomaly)."""
+    b = Bundle.open(kitchen)
+    task, plan = b.task(), b.plan()
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=1.0))
+    o = V.differential(b.path, task, plan, steps, rep, 0)
+    assert not o.valid and o.why.startswith("out of sight: ") and "seen whole in 0" in o.why
+    strict = V.differential(b.path, task, plan, steps, rep, 0, discard_unseen=False)
+    assert strict.valid and not strict.ok and strict.perturbed.unseen
+
+
+def test_under_a_distance_trigger_a_nearer_viewpoint_walks_that_much_farther(tmp_path):
+    """A `beyond 6 m` plan steps back to 7 m from the target and returns.  A variation that starts
+    the walk 0.6 m nearer the target still ends it beyond the threshold (the walk is measured from
+    the target, as an auditor's "from farther away" is); one that starts farther walks as planned."""
+    out = tmp_path / "build"
+    assert build([ROOT / "taxonomy" / "examples" / "view_dependent.wa"], ROOT, out).ok
+    b = Bundle.open(out / "view_dependent_demo")
+    task, plan = b.task(), b.plan()
+    yaw = task.exploration.start.yaw_deg
+
+    def walks(var, by_distance=True):
+        steps, rep = V.apply(plan, yaw, var, by_distance)
+        exposing = steps[rep.actions.stop + sum(1 for s in steps[: rep.actions.stop] if s.action == "mark") :]
+        away = [
+            float(s.kwargs["distance_m"])
+            for s in exposing
+            if s.action == "move" and s.kwargs["direction"] == "back"
+        ]
+        back = [
+            float(s.kwargs["distance_m"])
+            for s in exposing
+            if s.action == "move" and s.kwargs["direction"] == "forward"
+        ]
+        return sum(away), sum(back), max(away + back)
+
+    planned, _, _ = walks(V.Variation())
+    away, back, longest = walks(V.Variation(closer_m=0.6))
+    assert away == pytest.approx(planned + 0.6, abs=0.02) and back == pytest.approx(away) and longest <= 4.0
+    assert walks(V.Variation(closer_m=0.6), by_distance=False)[0] == pytest.approx(planned)
+    assert walks(V.Variation(closer_m=-1.0))[0] == pytest.approx(planned)
+
+
+def test_a_walk_into_the_target_from_a_farther_viewpoint_still_reaches_it(tmp_path):
+    """A missing-collision plan walks from its viewpoint into and through the target.  A variation
+    that starts 1 m farther back walks 1 m farther (whatever the trigger); one that starts nearer
+    walks as planned (it passes through all the same)."""
+    out = tmp_path / "build"
+    assert build([ROOT / "taxonomy" / "examples" / "missing_collision.wa"], ROOT, out).ok
+    b = Bundle.open(out / "missing_collision_demo")
+    task, plan = b.task(), b.plan()
+    yaw = task.exploration.start.yaw_deg
+
+    def walk_in(var):
+        steps, rep = V.apply(plan, yaw, var)
+        exposing = [s for s in steps[rep.actions.stop :] if s.action != "mark"]
+        run = []
+        for s in exposing:
+            if s.action != "move" or s.kwargs["direction"] != "forward":
+                break
+            run.append(float(s.kwargs["distance_m"]))
+        return sum(run)
+
+    planned = walk_in(V.Variation())
+    assert planned > 0
+    assert walk_in(V.Variation(closer_m=-1.0)) == pytest.approx(planned + 1.0, abs=0.02)
+    assert walk_in(V.Variation(closer_m=0.5)) == pytest.approx(planned)

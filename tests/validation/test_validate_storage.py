@@ -21,7 +21,7 @@ def test_validate_writes_no_hypothesis_directory_in_the_cwd(bundle, tmp_path, mo
     cwd.mkdir()
     monkeypatch.chdir(cwd)
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-    monkeypatch.setattr(V, "differential", lambda *a: V.Outcome(True, True, None, None, ""))
+    monkeypatch.setattr(V, "differential", lambda *a, **k: V.Outcome(True, True, None, None, ""))
     try:
         assert V.validate_bundle(bundle, examples=3).passed
         where = storage_directory("constants", intent_to_write=False).path
