@@ -446,9 +446,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for line in lines:
             print(line, file=sys.stderr)
         if res.passed:
+            few = (
+                "; only the plan itself could be tested, every variation was discarded (-v says why)"
+                if res.valid <= 1 < res.examples
+                else ""
+            )
             print(
                 f"{res.task_id}: ok: the anomaly manifests only in the perturbed world in all {res.valid} valid "
-                f"variation(s) of {res.examples} tried ({res.seconds:.1f} s)",
+                f"variation(s) of {res.examples} tried{few} ({res.seconds:.1f} s)",
                 flush=True,
             )
         else:

@@ -175,3 +175,17 @@ def test_a_walk_into_the_target_from_a_farther_viewpoint_still_reaches_it(tmp_pa
     assert planned > 0
     assert walk_in(V.Variation(closer_m=-1.0)) == pytest.approx(planned + 1.0, abs=0.02)
     assert walk_in(V.Variation(closer_m=0.5)) == pytest.approx(planned)
+
+
+def test_a_task_whose_every_variation_was_discarded_says_so(bundle, monkeypatch, capsys):
+    """An "ok" that rests on the plan alone is not the same evidence as six variations: it says so."""
+
+    def only_the_plan(bdir, task, plan, steps, rep, seed, discard_unseen=True):
+        if discard_unseen:  # every variation (never the plan itself)
+            return V.Outcome(True, False, None, None, "out of sight: the target is cut off")
+        return V.Outcome(True, True, None, None, "")
+
+    monkeypatch.setattr(V, "differential", only_the_plan)
+    assert wac(["validate", str(bundle), "--examples", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "in all 1 valid variation(s)" in out and "only the plan itself could be tested" in out
