@@ -73,6 +73,7 @@ def judge_presence(run: Run, task: CompiledTask) -> Reading:
                 False,
                 f"{object_label(task, oid)} {'vanished' if inb else 'appeared'} but the views do not show it "
                 f"({pb:.0f} px before, {pa:.0f} px after)" + blocked_walk(run),
+                unseen=True,
             )
     return Reading(
         "presence_before_after", 0.0, False, "the same objects are there before and after" + blocked_walk(run)
