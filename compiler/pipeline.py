@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -381,16 +383,35 @@ def _compile_project(sources, root, out, jobs, progress, total, strict, sealed) 
     return result
 
 
+_IMPORT = re.compile(r'^[ \t]*import[ \t]+"([^"\n]+)"', re.MULTILINE)
+
+
+def _chunks(todo: list[Path], jobs: int) -> list[list[Path]]:
+    """The files to compile, in chunks for `jobs` workers, largest first.
+
+    A worker parses, lays out and grids each scene it meets once (one loader per worker), so the
+    files that import the same files (the tasks of one scene) go together; a group larger than
+    a share of the work is split, so that one big scene still keeps every worker busy."""
+    groups: dict[tuple[str, ...], list[Path]] = {}
+    for f in sorted(todo):
+        try:
+            text = f.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""  # the compile pass reports it
+        key = tuple(sorted(os.path.normpath(f.parent / m) for m in _IMPORT.findall(text))) or (str(f),)
+        groups.setdefault(key, []).append(f)
+    cap = max(1, -(-len(todo) // (2 * jobs)))
+    chunks = [g[i : i + cap] for g in groups.values() for i in range(0, len(g), cap)]
+    return sorted(chunks, key=len, reverse=True)  # stable: equal sizes keep the files' order
+
+
 def _compile_files(results, todo, root, cwd, jobs, progress, sealed, output) -> None:
     """Passes 1-7 for the files to (re)build, in `jobs` forked processes when there are enough."""
     if jobs > 1 and len(todo) >= 2 * jobs:
         from wac.backends import as_completed, local_pool
 
         _warm_up()  # forked workers inherit the parsed standard library, grammar and schemas
-        # contiguous runs of the sorted files: the tasks of one folder mostly share a scene, and a
-        # worker lays out and grids each scene it meets once (one loader per worker)
-        ordered, k = sorted(todo), jobs * 8
-        chunks = [c for i in range(k) if (c := ordered[i * len(ordered) // k : (i + 1) * len(ordered) // k])]
+        chunks = _chunks(todo, jobs)
         done: list[list[FileResult]] = [[] for _ in chunks]
         with local_pool(jobs, "fork") as pool:
             # the workers write their bundles into the staging directory themselves (in parallel,

@@ -309,3 +309,27 @@ def test_a_parallel_build_writes_what_one_process_writes(project, tmp_path):
     assert not failed.ok and failed.compiled == 3 and any("crate_9" in m for m in messages(failed))
     assert {p.relative_to(two): p.read_bytes() for p in two.rglob("*") if p.is_file()} == files
     assert not any(x.name.startswith(".two.tmp") for x in tmp_path.iterdir())
+
+
+def test_a_parallel_build_keeps_the_tasks_of_a_scene_together(tmp_path):
+    """Workers lay out each scene they meet: the files that import the same scene go to one chunk
+    (a scene is laid out once in the whole build), a scene bigger than a share of the work is split
+    so every worker stays busy, and the largest chunks go first."""
+    from wac.compiler.pipeline import _chunks
+
+    (tmp_path / "scenes").mkdir()
+    files = []
+    for scene, n in (("yard", 3), ("hall", 9), ("shop", 1)):
+        (tmp_path / scene).mkdir()
+        for i in range(n):
+            f = tmp_path / scene / f"t{i}.wa"
+            f.write_text(f'# a task\nimport "../scenes/{scene}.wa"\n\ntask {scene}_{i} on {scene} {{}}\n')
+            files.append(f)
+    own = tmp_path / "own.wa"  # declares its own scene: a group of its own
+    own.write_text("scene s {}\n")
+    files.append(own)
+    chunks = _chunks(files, jobs=2)
+    assert sorted(p for c in chunks for p in c) == sorted(files)
+    assert [len(c) for c in chunks] == [4, 4, 3, 1, 1, 1]  # hall split in shares of ceil(14 / 4)
+    for c in chunks:
+        assert len({p.parent for p in c}) == 1  # one scene's tasks (or one file) per chunk
