@@ -30,7 +30,7 @@ from wac.bundle.model import TriggerKind
 from wac.bundle.reader import Bundle
 from wac.errors import UsageError
 
-from .capture import Step, actions_text, run_steps
+from .capture import Step, actions_text, focus_ids, run_steps
 from .observables import Reading, observable
 
 PROFILES = {"ci": 6, "long": 60}
@@ -97,6 +97,7 @@ class Repositioning:
 
     actions: range = range(0)  # the steps inserted before the exposing view
     moves: frozenset[int] = frozenset()  # those that walk (checked for being blocked)
+    walk_in: range = range(0)  # the exposing walk straight at the target, if the plan has one
 
 
 def apply(
@@ -195,9 +196,14 @@ def apply(
             )
         out_exposing.append(s)
     n_before = sum(1 for s in approach if s.action != "mark")
+    walk_in = range(0)
+    if run := _walk_in(out_exposing):
+        first = n_before + len(extra) + sum(1 for s in out_exposing[: run[0]] if s.action != "mark")
+        walk_in = range(first, first + run[1] - run[0])
     return approach + extra + out_exposing, Repositioning(
         range(n_before, n_before + len(extra)),
         frozenset(n_before + i for i, s in enumerate(extra) if s.action == "move"),
+        walk_in,
     )
 
 
@@ -242,13 +248,20 @@ def _walk_farther(exposing: list[Step], extra_m: float) -> list[Step]:
     return _lengthened(exposing, [runs[0], back], extra_m) if back else exposing
 
 
-def _walk_in_farther(exposing: list[Step], extra_m: float) -> list[Step]:
-    """A first walk straight at the target (forward, before any turn: into it, through it, up to
-    it) `extra_m` longer: it must still reach the target from a viewpoint that much farther."""
+def _walk_in(exposing: list[Step]) -> tuple[int, int] | None:
+    """The exposing part's first walk straight at the target, [start, end) among its steps: its
+    first run of moves, forward, before any turn (into the target, through it, up to it)."""
     runs = _move_runs(exposing)
     if not runs or runs[0][2] != "forward" or any(s.action == "turn" for s in exposing[: runs[0][0]]):
-        return exposing
-    return _lengthened(exposing, runs[:1], extra_m)
+        return None
+    return runs[0][0], runs[0][1]
+
+
+def _walk_in_farther(exposing: list[Step], extra_m: float) -> list[Step]:
+    """The walk straight at the target `extra_m` longer: it must still reach the target from a
+    viewpoint that much farther."""
+    run = _walk_in(exposing)
+    return _lengthened(exposing, [(*run, "forward")], extra_m) if run else exposing
 
 
 @dataclass(frozen=True)
@@ -261,12 +274,14 @@ class Outcome:
 
 
 def differential(
-    bdir: Path, task, plan, steps: list[Step], rep: Repositioning, seed: int, discard_unseen: bool = True
+    bdir: Path, task, plan, steps: list[Step], rep: Repositioning, seed: int, lenient: bool = True
 ) -> Outcome:
-    """Run both variants with `steps`; ok when the anomaly shows only in the perturbed world.  A
-    variation whose views do not show the target in the perturbed world (out of view, or cut off
-    where a whole view is needed) is no evidence either way and is discarded (`discard_unseen`);
-    the plan itself must show it."""
+    """Run both variants with `steps`; ok when the anomaly shows only in the perturbed world.
+
+    `lenient` (every variation but the plan itself, which must show the anomaly): a variation
+    that cannot test the plan is discarded: its walk straight at the target stopped short of it
+    against something else (a wall its side step put in the way), or its views do not show the
+    perturbed world's target (out of view, or cut off where a whole view is needed)."""
     if sum(1 for s in steps if s.action != "mark") > task.exploration.budget_actions:
         return Outcome(True, False, None, None, "over budget")
     obs = observable(plan.observable)
@@ -279,12 +294,14 @@ def differential(
                 return Outcome(True, False, None, None, "repositioning blocked")
     if clean.error:
         return Outcome(True, False, None, None, clean.error)
+    if lenient and (wall := _stopped_short(clean, rep, task, plan)):
+        return Outcome(True, False, None, None, f"the way to the target is blocked by {wall}")
     pert = run_steps(bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
     early = _switched_during(pert, rep)
     if early:
         return Outcome(True, False, None, None, f"the repositioning itself {early}")
     rp, rc = obs.readings(pert, clean, task)
-    if discard_unseen and rp.unseen and not rc.anomalous:
+    if lenient and rp.unseen and not rc.anomalous:
         return Outcome(True, False, rp, rc, f"out of sight: {rp.detail}")
     why = []
     if not rp.anomalous:
@@ -292,6 +309,30 @@ def differential(
     if rc.anomalous:
         why.append(f"clean: {rc.detail}")
     return Outcome(not why, True, rp, rc, "; ".join(why))
+
+
+def _stopped_short(clean, rep: Repositioning, task, plan) -> str:
+    """What turned the clean world's walk straight at the target aside before it got there ("" if
+    it went straight, or against the target itself): a wall the side step put in the way, which
+    the agent slid along and past the target."""
+    targets = set(focus_ids(task))
+    tx, ty = plan.target_point[0], plan.target_point[1]
+    for i in rep.walk_in:
+        if i >= len(clean.steps):
+            break
+        r = clean.steps[i]
+        if r.moved_m >= float(r.action.kwargs["distance_m"]) - 0.05:
+            continue  # not stopped
+        hit = {a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)
+        if hit & targets:
+            return ""
+        (ax, ay), (bx, by) = r.start_xyz[:2], r.end_xyz[:2]
+        d = math.hypot(tx - ax, ty - ay) or 1.0
+        aside = abs((bx - ax) * (ty - ay) - (by - ay) * (tx - ax)) / d  # off the line to the target
+        if aside > 0.25 or hit:
+            return ", ".join(sorted(hit)) or f"an obstacle ({aside:.2f} m off the line to the target)"
+        return ""
+    return ""
 
 
 def _switched_during(run, rep: Repositioning) -> str:
@@ -348,7 +389,7 @@ def validate_bundle(
     def outcome(v: Variation) -> Outcome:
         if v not in cache:
             steps, rep = apply(plan, start_yaw, v, by_distance)
-            cache[v] = differential(bdir, task, plan, steps, rep, v.seed, discard_unseen=v != Variation())
+            cache[v] = differential(bdir, task, plan, steps, rep, v.seed, lenient=v != Variation())
             tried["n"] += 1
             tried["valid"] += cache[v].valid
             if log:
