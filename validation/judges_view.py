@@ -4,6 +4,7 @@ the object's reference.  Each judges one variant's run."""
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -155,9 +156,19 @@ def _visibility_at(run: Run, task: CompiledTask, s: Sample) -> Reading:
     return Reading("visible_pixels_behind_occluder", px_best, False, why, px_best, unseen)
 
 
-def _shape(s: Sample, oid: str):
-    """(pixels, fill of its bounding box, mean colour, clipped at the frame edge, width in pixels,
-    an end hidden by a nearer surface); None if unseen."""
+class Shape(NamedTuple):
+    """A target's silhouette in one view."""
+
+    px: int
+    fill: float  # of its bounding box
+    colour: np.ndarray | None  # mean RGB
+    clipped: bool  # at the frame's edge
+    width: int  # in pixels
+    end_hidden: bool  # its left or right end meets a nearer object (`_end_hidden`)
+
+
+def _shape(s: Sample, oid: str) -> Shape | None:
+    """The silhouette of `oid` in a sample; None if unseen."""
     i = s.index_of.get(oid)
     if i is None:
         return None
@@ -169,7 +180,9 @@ def _shape(s: Sample, oid: str):
     fill = n / float((rows.max() - rows.min() + 1) * (cols.max() - cols.min() + 1))
     h, w = s.ids.shape
     clipped = rows.min() == 0 or cols.min() == 0 or rows.max() == h - 1 or cols.max() == w - 1
-    return n, fill, mean_rgb(s, oid), clipped, int(cols.max() - cols.min() + 1), _end_hidden(s, mask, i)
+    return Shape(
+        n, fill, mean_rgb(s, oid), clipped, int(cols.max() - cols.min() + 1), _end_hidden(s, mask, i)
+    )
 
 
 def _end_hidden(s: Sample, mask: np.ndarray, i: int) -> bool:
@@ -218,7 +231,7 @@ def _reference(task: CompiledTask, looks: list[Sample], oid: str) -> str | None:
         if d > 4.0:
             continue
         shapes = [_shape(s, o.id) for s in looks]
-        if any(sh is None or sh[0] < 20 or sh[3] for sh in shapes):
+        if any(sh is None or sh.px < 20 or sh.clipped for sh in shapes):
             continue
         if best is None or d < best[0]:
             best = (d, o.id)
@@ -231,14 +244,14 @@ def _size_ratio(task: CompiledTask, oid: str, ref: str | None, first, later) -> 
     (s0, a0), (s1, a1) = first, later
     c0, c1 = centre_of(s0, oid), centre_of(s1, oid)
     # horizontal extent x distance: steady under perspective, and under the foreshortening of flat objects
-    ratio = a1[4] * eye_distance(s1, c1) / max(a0[4] * eye_distance(s0, c0), 1e-6)
+    ratio = a1.width * eye_distance(s1, c1) / max(a0.width * eye_distance(s0, c0), 1e-6)
     if ref is None:
         return ratio, "corrected for distance"
     # the same estimate for a fixed neighbour cancels most of the viewing-angle error
     r0, r1 = _shape(s0, ref), _shape(s1, ref)
     spec = object_spec(task, ref)
     rc = (as_array(spec.aabb_min) + as_array(spec.aabb_max)) / 2
-    ref_ratio = r1[4] * eye_distance(s1, rc) / max(r0[4] * eye_distance(s0, rc), 1e-6)
+    ref_ratio = r1.width * eye_distance(s1, rc) / max(r0.width * eye_distance(s0, rc), 1e-6)
     if abs(math.log(ref_ratio)) >= SIZE_LOG:  # a reference that itself "changes" is occluded: skip it
         return ratio, "corrected for distance"
     return ratio / ref_ratio, f"against {ref}"
@@ -250,7 +263,7 @@ def judge_apparent(run: Run, task: CompiledTask) -> Reading:
         return Reading("apparent_size_ratio", 1.0, False, "the plan takes fewer than two views of the target")
     for oid in focus_ids(task):
         seen = [(s, _shape(s, oid)) for s in looks]
-        seen = [(s, a) for s, a in seen if a is not None and not a[3]]
+        seen = [(s, a) for s, a in seen if a is not None and not a.clipped]
         if len(seen) < 2:
             return Reading(
                 "apparent_size_ratio",
@@ -261,22 +274,22 @@ def judge_apparent(run: Run, task: CompiledTask) -> Reading:
             )
         ref = _reference(task, [s for s, _ in seen], oid)
         # sizes are compared between views whose width no nearer object cuts short
-        first_whole = next(((s, a) for s, a in seen if not a[5]), None)
+        first_whole = next(((s, a) for s, a in seen if not a.end_hidden), None)
         (s0, a0) = seen[0]
         for s1, a1 in seen[1:]:
             ratio, against, base = 1.0, "corrected for distance", s0
-            if first_whole is not None and not a1[5] and s1.index > first_whole[0].index:
+            if first_whole is not None and not a1.end_hidden and s1.index > first_whole[0].index:
                 ratio, against = _size_ratio(task, oid, ref, first_whole, (s1, a1))
                 base = first_whole[0]
-            fill = abs(a1[1] - a0[1])
+            fill = abs(a1.fill - a0.fill)
             col = 0.0
-            if a0[2] is not None and a1[2] is not None:
+            if a0.colour is not None and a1.colour is not None:
                 # under a day-night cycle the light itself changes between the views: the target's colour
                 # is compared at the first view's light (the rest of the frame darkens alike)
                 gain = (
                     _light(s0, oid) / max(_light(s1, oid), 1.0) if task.scene.day_night is not None else 1.0
                 )
-                col = float(np.linalg.norm(a1[2] * gain - a0[2]))
+                col = float(np.linalg.norm(a1.colour * gain - a0.colour))
             if abs(math.log(ratio)) >= SIZE_LOG:
                 return Reading(
                     "apparent_size_ratio",
@@ -284,16 +297,16 @@ def judge_apparent(run: Run, task: CompiledTask) -> Reading:
                     True,
                     f"{object_label(task, oid)}'s size {against} changes x{ratio:.2f} between "
                     f"'{base.caption}' and '{s1.caption}'",
-                    a1[0],
+                    a1.px,
                 )
             if fill >= 0.2:
                 return Reading(
                     "apparent_size_ratio",
                     round(ratio, 3),
                     True,
-                    f"{object_label(task, oid)}'s outline changes (fills {a0[1]:.0%} then {a1[1]:.0%} of its box) "
+                    f"{object_label(task, oid)}'s outline changes (fills {a0.fill:.0%} then {a1.fill:.0%} of its box) "
                     f"between views at different distances",
-                    a1[0],
+                    a1.px,
                 )
             if col >= COLOUR_DIST:
                 return Reading(
@@ -302,9 +315,9 @@ def judge_apparent(run: Run, task: CompiledTask) -> Reading:
                     True,
                     f"{object_label(task, oid)}'s colour changes by {col:.0f}/255 between views at different "
                     f"distances",
-                    a1[0],
+                    a1.px,
                 )
-        cut = sum(1 for _, a in seen if a[5])
+        cut = sum(1 for _, a in seen if a.end_hidden)
         kept = (
             f"keeps its size ({'against ' + ref if ref else 'corrected for distance'}), outline and colour "
             f"over {len(seen)} views"

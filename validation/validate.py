@@ -4,14 +4,12 @@ Starting from the bundle's self-check plan, hypothesis draws a `Variation`: wher
 view is taken from (a side step and a change of distance, re-aimed at the target), the order of
 the final turn and look, the timing of waits and how far a revisit walks away, an extra pause,
 and the simulation seed.  For each variation the anomaly must still manifest in the perturbed
-world and stay absent in the clean one (the differential property of `selfcheck.py`).  Variations
-whose own repositioning moves are blocked (a wall beside the viewpoint) are discarded, as are
-those whose repositioning itself switches the anomaly before the first observation (the side
-step's turn is a look away; a step back crosses a distance trigger), those from whose views the
-perturbed world's target is out of sight (a pillar between it and the new viewpoint: an auditor
-would look from elsewhere; the plan itself must show it) and those that would overrun the action
-budget.  A failure is shrunk to a minimal counterexample,
-printed as an action list for `wac play BUNDLE --actions "…"`.
+world and stay absent in the clean one (the differential property of `selfcheck.py`).  The plan's
+walks measured from the target (a distance trigger's far point, a walk into the target) keep their
+end points.  A variation that cannot test the plan is discarded: its repositioning is blocked or
+itself switches the anomaly, its walk at the target meets something else, its views do not show
+the perturbed target, or it overruns the budget (docs/validation.md).  A failure is shrunk to a
+minimal counterexample, printed as an action list for `wac play BUNDLE --actions "…"`.
 """
 
 from __future__ import annotations
@@ -141,10 +139,12 @@ def apply(
         if abs(turn) > 0.5:
             extra.append(Step("turn", (("degrees", turn),)))
         yaw = want
+    toward = 0.0  # how far the variation then walks at the target along the re-aimed line
     if var.closer_m:
         d = math.hypot(tx - vx, ty - vy)
         step = min(abs(var.closer_m), max(0.0, d - 0.8)) if var.closer_m > 0 else abs(var.closer_m)
         if step >= 0.3:
+            toward = round(step, 2) * (1 if var.closer_m > 0 else -1)
             extra.append(
                 Step(
                     "move",
@@ -154,15 +154,10 @@ def apply(
                     ),
                 )
             )
-    nearer = 0.0  # how much nearer the target the variation's viewpoint is than the plan's
-    if var.side_m or var.closer_m:
-        was = math.hypot(tx - plan.view_point[0], ty - plan.view_point[1])
-        walked = sum(  # along the re-aimed line, after the side step (which `vx, vy` hold)
-            float(s.kwargs["distance_m"]) * (1 if s.kwargs["direction"] == "forward" else -1)
-            for s in extra[2 if var.side_m else 0 :]
-            if s.action == "move"
-        )
-        nearer = was - (math.hypot(tx - vx, ty - vy) - walked)
+    # how much nearer the target the variation's viewpoint is than the plan's (`vx, vy`: after the side step)
+    nearer = math.hypot(tx - plan.view_point[0], ty - plan.view_point[1]) - (
+        math.hypot(tx - vx, ty - vy) - toward
+    )
     if var.pause_s:
         extra.append(Step("wait", (("seconds", var.pause_s),)))
     # the plan's walks measured from the target keep their end points: a far point beyond a

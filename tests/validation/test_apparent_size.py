@@ -43,9 +43,9 @@ def view(left_id: int, left_depth: float, with_depth: bool = True) -> Sample:
 )
 def test_an_end_is_cut_short_only_by_a_nearer_object(left_id, left_depth, cut):
     shape = _shape(view(left_id, left_depth), "t")
-    assert shape is not None and shape[4] == 20  # the width, in pixels
-    assert shape[5] is cut
+    assert shape is not None and shape.width == 20  # in pixels
+    assert shape.end_hidden is cut
 
 
 def test_without_depth_no_end_counts_as_cut():
-    assert _shape(view(OTHER, 3.0, with_depth=False), "t")[5] is False
+    assert _shape(view(OTHER, 3.0, with_depth=False), "t").end_hidden is False
