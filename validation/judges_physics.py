@@ -1,9 +1,11 @@
 """Observable judges of the physics families: static (support gap, penetration, size) and interactive
-(passing through, blocked walks, response to contact).  Each judges one variant's run."""
+(passing through, blocked walks, response to contact).  Each judges one variant's run, except the
+response to contact, which is judged against the same contact in the other world."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,6 +34,9 @@ ROT_CONTACT_DEG, LAUNCH_M, RISE_M, JITTER_M = (
     0.3,
     0.004,
 )  # a normal push may tip a thing over (90 deg)
+# beyond the other world's motion under the same contact: a half turn more than a tip onto its
+# side, or thrown a metre farther than a shove sends it
+ROT_MORE_DEG, LAUNCH_MORE_M = 60.0, 1.0
 
 
 # --- static physics -------------------------------------------------------------------------------
@@ -498,59 +503,89 @@ def _obstacle_ahead(s: Sample, within_m: float = 1.2) -> tuple[float, str]:
     return float(near.mean()), names.get(int(vals[int(np.argmax(counts))]), "object")
 
 
-def judge_contact(run: Run, task: CompiledTask) -> Reading:
-    """How the target moved after the agent's contact: rotation, displacement, rise, jitter."""
-    ticks = run.ticks
-    if not ticks or not ticks[0].position:
-        return Reading("rotation_after_contact", 0.0, False, "the target is not in the world")
-    p0, r0 = as_array(ticks[0].position[0]), ticks[0].rotation[0]
-    pos = np.array([t.position[0] for t in ticks if t.position])
-    # how far it tipped (its up axis against the start's), the most at any tick: a barrel knocked
-    # onto its side and rolling stays at 90 deg, one turned over reaches 180
-    up0 = rotation_of(r0) @ np.array([0.0, 0.0, 1.0])
-    rot = max(
-        angle_deg(up0, rotation_of(t.rotation[0]) @ np.array([0.0, 0.0, 1.0])) for t in ticks if t.rotation
-    )
-    disp = float(np.linalg.norm(pos[-1][:2] - p0[:2]))
-    # rise of the lowest point: a thrown object leaves the ground, one tipped onto its side does not
-    # (its base centre, `position`, goes up by half its width as it tips)
-    bottoms = [t.bottom[0] for t in ticks if t.bottom]
-    rise = float(max(bottoms) - bottoms[0]) if bottoms else float(pos[:, 2].max() - p0[2])
-    # jitter while the agent is still far away: tremble moves an untouched object
-    first = run.first_mark()
-    t_first = first.sim_time if first is not None else ticks[-1].t
-    far = [
-        t.position[0]
-        for t in ticks
-        if t.position and t.t <= t_first and math.dist(t.agent[:2], t.position[0][:2]) > 1.5
-    ]
-    jitter = float(np.std(np.asarray(far), axis=0).max()) if len(far) > 4 else 0.0
-    name = object_label(task, focus_ids(task)[0])
-    value = rot
-    if rot >= ROT_CONTACT_DEG:
-        return Reading(
-            "rotation_after_contact", round(rot, 1), True, f"{name} tipped {rot:.0f} deg after a walk into it"
+@dataclass(frozen=True)
+class _Motion:
+    """How the target moved in one run: most tip (deg), displacement (m), rise of its lowest point
+    (m), jitter while the agent was far (m), and whether the agent touched it."""
+
+    rot: float
+    disp: float
+    rise: float
+    jitter: float
+    touched: bool
+
+    @staticmethod
+    def of(run: Run, name: str) -> _Motion | None:
+        ticks = [t for t in run.ticks if t.position and t.rotation]
+        if not ticks:
+            return None
+        p0 = as_array(ticks[0].position[0])
+        pos = np.array([t.position[0] for t in ticks])
+        # how far it tipped (its up axis against the start's), the most at any tick: a barrel
+        # knocked onto its side and rolling stays at 90 deg, one turned over reaches 180
+        z = np.array([0.0, 0.0, 1.0])
+        up0 = rotation_of(ticks[0].rotation[0]) @ z
+        rot = max(angle_deg(up0, rotation_of(t.rotation[0]) @ z) for t in ticks)
+        disp = float(np.linalg.norm(pos[-1][:2] - p0[:2]))
+        # rise of the lowest point: a thrown object leaves the ground, one tipped onto its side
+        # does not (its base centre, `position`, goes up by half its width as it tips)
+        bottoms = [t.bottom[0] for t in ticks if t.bottom]
+        rise = float(max(bottoms) - bottoms[0]) if bottoms else float(pos[:, 2].max() - p0[2])
+        # jitter while the agent is still far away: tremble moves an untouched object
+        first = run.first_mark()
+        t_first = first.sim_time if first is not None else ticks[-1].t
+        far = [
+            t.position[0] for t in ticks if t.t <= t_first and math.dist(t.agent[:2], t.position[0][:2]) > 1.5
+        ]
+        jitter = float(np.std(np.asarray(far), axis=0).max()) if len(far) > 4 else 0.0
+        # touched: in contact when an action ended, or it moved at all (a shove ends out of reach)
+        touched = any(name in r.contacts for r in run.steps) or disp > 0.02 or rot > 2.0 or rise > 0.02
+        return _Motion(rot, disp, rise, jitter, touched)
+
+    def beyond(self, other: _Motion) -> list[str]:
+        """The ways this motion is out of proportion to `other`, the same contact in the other world."""
+        out = []
+        if self.rise >= RISE_M and self.rise >= other.rise + RISE_M:
+            out.append(f"rose {self.rise:.2f} m (the other world's: {other.rise:.2f} m)")
+        if self.disp >= LAUNCH_M and self.disp >= other.disp + LAUNCH_MORE_M:
+            out.append(f"was thrown {self.disp:.1f} m (the other world's: {other.disp:.1f} m)")
+        if self.rot >= ROT_CONTACT_DEG and self.rot >= other.rot + ROT_MORE_DEG:
+            out.append(f"tipped {self.rot:.0f} deg (the other world's: {other.rot:.0f} deg)")
+        if self.jitter >= JITTER_M and self.jitter >= 2.0 * other.jitter:
+            out.append(
+                f"jitters {self.jitter * 1000:.0f} mm with nothing touching it "
+                f"(the other world's: {other.jitter * 1000:.0f} mm)"
+            )
+        return out
+
+    def said(self) -> str:
+        return f"tipped {self.rot:.0f} deg, moved {self.disp:.2f} m, rose {self.rise:.2f} m" + (
+            "" if self.touched else " (the agent never touched it)"
         )
-    if rise >= RISE_M:
-        return Reading(
-            "rotation_after_contact", round(rot, 1), True, f"{name} rose {rise:.2f} m after contact"
-        )
-    if disp >= LAUNCH_M:
-        return Reading(
-            "rotation_after_contact", round(rot, 1), True, f"{name} was thrown {disp:.1f} m by a walk into it"
-        )
-    if jitter >= JITTER_M:
-        return Reading(
-            "rotation_after_contact",
-            round(rot, 1),
-            True,
-            f"{name} jitters ({jitter * 1000:.0f} mm) with nothing touching it",
-        )
-    touched = any(name.split(" ")[0] in r.contacts for r in run.steps)
-    return Reading(
-        "rotation_after_contact",
-        round(value, 1),
-        False,
-        f"{name} tipped {rot:.0f} deg, moved {disp:.2f} m, rose {rise:.2f} m"
-        + ("" if touched else " (the agent never touched it)"),
-    )
+
+
+def judge_contact_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
+    """How the target moved after the agent's contact, against the same contact in the other world
+    (C.5: "judge it against what the same contact would normally do from the same starting state").
+
+    Both runs take the same steps from the same state, so a light object that a walk knocks over
+    or shoves ahead moves alike in both; the perturbed run shows the anomaly when its target tips,
+    rises, is thrown or jitters beyond fixed thresholds *and* beyond the clean run's by a margin.
+    """
+    oid = focus_ids(task)[0]
+    name = object_label(task, oid)
+    mp, mc = _Motion.of(pert, oid), _Motion.of(clean, oid)
+    if mp is None or mc is None:
+        r = Reading("rotation_after_contact", 0.0, False, f"{name} is not in the world")
+        return r, r
+
+    def reading(m: _Motion, cues: list[str]) -> Reading:
+        if cues:
+            return Reading("rotation_after_contact", round(m.rot, 1), True, f"{name} " + "; ".join(cues))
+        return Reading("rotation_after_contact", round(m.rot, 1), False, f"{name} {m.said()}")
+
+    # the clean run is the reference; it shows an anomaly only when the worlds look swapped (the
+    # clean target out of proportion to a perturbed one that moved normally).  Once the perturbed
+    # target has flown off, the two contacts differ and the clean one's motion is no evidence.
+    shown = mp.beyond(mc)
+    return reading(mp, shown), reading(mc, [] if shown else mc.beyond(mp))

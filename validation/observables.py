@@ -13,7 +13,9 @@ perturbed world, normal in the clean one) is checked by `selfcheck.py` from two 
 readings.  Shadow/lighting and material are judged differentially from pixels, as a reviewer
 would judge them (`judge_light_pair`, `judge_material_pair`): the same evidence view rendered in
 both worlds, the frames compared where the shadow should be and where it is, or over the target's
-own pixels; the world's state only explains the verdict in words.
+own pixels; the world's state only explains the verdict in words.  The response to contact is
+judged against the same contact in the other world (`judge_contact_pair`): a light object that a
+walk knocks over moves alike in both.
 
 This module is the table (`OBSERVABLES`, `observable(name)`).  The judges live by family:
 `judges_physics.py` (static and interactive physics), `judges_view.py` (visibility, apparent size),
@@ -33,7 +35,7 @@ from .capture import Run
 from .judges_appearance import judge_light_pair, judge_material_pair, measure_light
 from .judges_physics import (
     judge_blocked,
-    judge_contact,
+    judge_contact_pair,
     judge_penetration,
     judge_size,
     judge_support,
@@ -92,7 +94,7 @@ OBSERVABLES: dict[str, Observable] = {
     "size_ratio": Observable("size_ratio", _measure_with(), judge_size),
     "displacement_through": Observable("displacement_through", _measure_with(), judge_through),
     "blocked_distance": Observable("blocked_distance", _measure_with(), judge_blocked, depth=True),
-    "rotation_after_contact": Observable("rotation_after_contact", _measure_with(), judge_contact),
+    "rotation_after_contact": Observable("rotation_after_contact", _measure_with(), pair=judge_contact_pair),
     "visible_pixels_behind_occluder": Observable(
         "visible_pixels_behind_occluder", _measure_with(measure_visibility), judge_visibility, depth=True
     ),

@@ -207,3 +207,20 @@ def test_a_walk_into_the_target_turned_aside_by_a_wall_is_no_evidence(tmp_path):
     assert not o.valid and o.why.startswith("the way to the target is blocked"), o.why
     steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation())
     assert V.differential(b.path, task, plan, steps, rep, 0, lenient=False).ok
+
+
+def test_a_light_object_knocked_over_alike_in_both_worlds_is_no_anomaly_in_the_clean_one(tmp_path):
+    """fh_living_room_a (`launch toy_basket … when contact`), side step -0.31 m: the walk knocks the
+    1 kg basket upside down in the clean world.  The response to contact is judged against the same
+    contact in the other world, so the clean basket is the reference, not an anomaly, and the
+    perturbed one, launched 1.6 m up, still shows it."""
+    out = tmp_path / "build"
+    assert build([ROOT / "tasks_src" / "family_house" / "living_room_a.wa"], ROOT, out).ok
+    b = Bundle.open(out / "fh_living_room_a")
+    task, plan = b.task(), b.plan()
+    var = V.Variation(side_m=-0.31)
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, var)
+    o = V.differential(b.path, task, plan, steps, rep, 0)
+    assert o.valid and o.ok, o.why
+    assert o.clean.value >= 120.0 and not o.clean.anomalous  # tipped over, as a light basket may
+    assert o.perturbed.anomalous and "rose" in o.perturbed.detail
