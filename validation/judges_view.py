@@ -1,16 +1,16 @@
-"""Observable judges of viewpoint consistency: visibility behind occluders and apparent size against
-the object's reference.  Each judges one variant's run."""
+"""Observable judges of viewpoint consistency: visibility behind occluders (one variant's run) and
+view-dependent appearance (the same views in both worlds, from the frames)."""
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
 from wac.bundle.model import CompiledTask
 
-from .capture import Run, Sample, as_array, eye_distance, focus_ids, mean_rgb
+from .capture import Run, Sample, as_array, eye_distance, focus_ids
 from .readings import (
     MIN_PX,
     Reading,
@@ -19,13 +19,10 @@ from .readings import (
     deciding_sample,
     object_label,
     object_px,
-    object_spec,
     trigger_distances,
 )
-
-SIZE_LOG = math.log(1.4)  # perspective estimates from oblique views are good to about 25%
-COLOUR_DIST = 70.0  # shading and texture filtering alone shift a mean colour by up to ~45/255 with distance
-
+from .visual import Change, change, same_view
+from .visual import mask as region_of
 
 # --- spatial consistency --------------------------------------------------------------------------
 
@@ -156,182 +153,64 @@ def _visibility_at(run: Run, task: CompiledTask, s: Sample) -> Reading:
     return Reading("visible_pixels_behind_occluder", px_best, False, why, px_best, unseen)
 
 
-class Shape(NamedTuple):
-    """A target's silhouette in one view."""
+@dataclass(frozen=True)
+class _View:
+    """One view the plan takes of the target, in both worlds."""
 
-    px: int
-    fill: float  # of its bounding box
-    colour: np.ndarray | None  # mean RGB
-    clipped: bool  # at the frame's edge
-    width: int  # in pixels
-    end_hidden: bool  # its left or right end meets a nearer object (`_end_hidden`)
-
-
-def _shape(s: Sample, oid: str) -> Shape | None:
-    """The silhouette of `oid` in a sample; None if unseen."""
-    i = s.index_of.get(oid)
-    if i is None:
-        return None
-    mask = s.ids == i
-    n = int(mask.sum())
-    if n < 6:
-        return None
-    rows, cols = np.nonzero(mask)
-    fill = n / float((rows.max() - rows.min() + 1) * (cols.max() - cols.min() + 1))
-    h, w = s.ids.shape
-    clipped = rows.min() == 0 or cols.min() == 0 or rows.max() == h - 1 or cols.max() == w - 1
-    return Shape(
-        n, fill, mean_rgb(s, oid), clipped, int(cols.max() - cols.min() + 1), _end_hidden(s, mask, i)
-    )
+    clean: Sample
+    pert: Sample
+    change: Change  # the perturbed frame against the clean one over the target's pixels
+    px: float  # the target's pixels (640x480) in the frame that shows more of it
+    distance_m: float  # from the eye to the target's centre
 
 
-def _end_hidden(s: Sample, mask: np.ndarray, i: int) -> bool:
-    """Whether the silhouette's left or right end meets another object nearer to the eye (a door
-    frame, a chair in front): its width then measures the occluder, not the object.  Needs depth."""
-    if s.depth is None or s.depth.shape != mask.shape:
-        return False
-    h, w = mask.shape
-    rows = np.nonzero(mask.any(axis=1))[0]
-    left = mask[rows].argmax(axis=1)
-    right = w - 1 - mask[rows, ::-1].argmax(axis=1)
-    for cols, step, end in ((left, -1, left.min()), (right, 1, right.max())):
-        near_end = np.abs(cols - end) <= 1  # the rows that reach the extreme column
-        r, c = rows[near_end], cols[near_end]
-        nc = c + step
-        ok = (nc >= 0) & (nc < w)
-        r, c, nc = r[ok], c[ok], nc[ok]
-        other = s.ids[r, nc]
-        mine = s.depth[r, c]
-        nearer = (other > 0) & (other != i) & (s.depth[r, nc] < mine - np.maximum(0.05, 0.02 * mine))
-        if nearer.any():
-            return True
-    return False
-
-
-def _light(s: Sample, oid: str) -> float:
-    """Mean brightness of the frame outside `oid`: how lit the scene is at that moment."""
-    i = s.index_of.get(oid)
-    mask = np.ones(s.frame.shape[:2], dtype=bool)
-    if i is not None and s.ids.shape == mask.shape:
-        mask = s.ids != i
-    return float(s.frame[mask].mean()) if mask.any() else 0.0
-
-
-def _reference(task: CompiledTask, looks: list[Sample], oid: str) -> str | None:
-    """A fixed object near the target that is seen (unclipped) in every view: the size reference."""
-    spec = object_spec(task, oid)
-    if spec is None:
-        return None
-    focus = set(focus_ids(task))
-    best = None
-    for o in task.scene.objects:
-        if o.id in focus or o.dynamic:
+def _views(pert: Run, clean: Run, ids: tuple[str, ...]) -> list[_View]:
+    """The plan's views of the target (its marks, the views after its captioned steps) taken from
+    the same pose in both runs."""
+    out = []
+    for c, p in zip(clean.samples, pert.samples, strict=False):
+        if c.kind not in ("mark", "after") or (p.kind, p.step) != (c.kind, c.step) or not same_view(c, p):
             continue
-        d = math.dist(o.position[:2], spec.position[:2])
-        if d > 4.0:
-            continue
-        shapes = [_shape(s, o.id) for s in looks]
-        if any(sh is None or sh.px < 20 or sh.clipped for sh in shapes):
-            continue
-        if best is None or d < best[0]:
-            best = (d, o.id)
-    return best[1] if best else None
+        px = max(c.px640(int(region_of(c, ids).sum())), p.px640(int(region_of(p, ids).sum())))
+        out.append(_View(c, p, change(c, p, ids), px, eye_distance(p, centre_of(p, ids[0]))))
+    return out
 
 
-def _size_ratio(task: CompiledTask, oid: str, ref: str | None, first, later) -> tuple[float, str]:
-    """The target's apparent width times its distance, later view over first, and what it is
-    measured against: corrected for distance alone, or against a fixed neighbour's own ratio."""
-    (s0, a0), (s1, a1) = first, later
-    c0, c1 = centre_of(s0, oid), centre_of(s1, oid)
-    # horizontal extent x distance: steady under perspective, and under the foreshortening of flat objects
-    ratio = a1.width * eye_distance(s1, c1) / max(a0.width * eye_distance(s0, c0), 1e-6)
-    if ref is None:
-        return ratio, "corrected for distance"
-    # the same estimate for a fixed neighbour cancels most of the viewing-angle error
-    r0, r1 = _shape(s0, ref), _shape(s1, ref)
-    spec = object_spec(task, ref)
-    rc = (as_array(spec.aabb_min) + as_array(spec.aabb_max)) / 2
-    ref_ratio = r1.width * eye_distance(s1, rc) / max(r0.width * eye_distance(s0, rc), 1e-6)
-    if abs(math.log(ref_ratio)) >= SIZE_LOG:  # a reference that itself "changes" is occluded: skip it
-        return ratio, "corrected for distance"
-    return ratio / ref_ratio, f"against {ref}"
+def judge_apparent_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
+    """View- or distance-dependent appearance, from the frames.  At each view the plan takes of the
+    target the perturbed frame is compared with the clean one over the target's pixels (the pixel
+    rule, `visual.change`).  The anomaly shows when the target looks as it does in the clean world
+    from one view and visibly differs from another: its look depends on where it is seen from.
 
-
-def judge_apparent(run: Run, task: CompiledTask) -> Reading:
-    looks = [s for s in run.samples if s.kind in ("mark", "after")]
-    if len(looks) < 2:
-        return Reading("apparent_size_ratio", 1.0, False, "the plan takes fewer than two views of the target")
-    for oid in focus_ids(task):
-        seen = [(s, _shape(s, oid)) for s in looks]
-        seen = [(s, a) for s, a in seen if a is not None and not a.clipped]
-        if len(seen) < 2:
-            return Reading(
-                "apparent_size_ratio",
-                1.0,
-                False,
-                f"{object_label(task, oid)} is seen whole in {len(seen)} of the {len(looks)} views (needs two)",
-                unseen=True,
-            )
-        ref = _reference(task, [s for s, _ in seen], oid)
-        # sizes are compared between views whose width no nearer object cuts short
-        first_whole = next(((s, a) for s, a in seen if not a.end_hidden), None)
-        (s0, a0) = seen[0]
-        for s1, a1 in seen[1:]:
-            ratio, against, base = 1.0, "corrected for distance", s0
-            if first_whole is not None and not a1.end_hidden and s1.index > first_whole[0].index:
-                ratio, against = _size_ratio(task, oid, ref, first_whole, (s1, a1))
-                base = first_whole[0]
-            fill = abs(a1.fill - a0.fill)
-            col = 0.0
-            if a0.colour is not None and a1.colour is not None:
-                # under a day-night cycle the light itself changes between the views: the target's colour
-                # is compared at the first view's light (the rest of the frame darkens alike)
-                gain = (
-                    _light(s0, oid) / max(_light(s1, oid), 1.0) if task.scene.day_night is not None else 1.0
-                )
-                col = float(np.linalg.norm(a1.colour * gain - a0.colour))
-            if abs(math.log(ratio)) >= SIZE_LOG:
-                return Reading(
-                    "apparent_size_ratio",
-                    round(ratio, 3),
-                    True,
-                    f"{object_label(task, oid)}'s size {against} changes x{ratio:.2f} between "
-                    f"'{base.caption}' and '{s1.caption}'",
-                    a1.px,
-                )
-            if fill >= 0.2:
-                return Reading(
-                    "apparent_size_ratio",
-                    round(ratio, 3),
-                    True,
-                    f"{object_label(task, oid)}'s outline changes (fills {a0.fill:.0%} then {a1.fill:.0%} of its box) "
-                    f"between views at different distances",
-                    a1.px,
-                )
-            if col >= COLOUR_DIST:
-                return Reading(
-                    "apparent_size_ratio",
-                    round(ratio, 3),
-                    True,
-                    f"{object_label(task, oid)}'s colour changes by {col:.0f}/255 between views at different "
-                    f"distances",
-                    a1.px,
-                )
-        cut = sum(1 for _, a in seen if a.end_hidden)
-        kept = (
-            f"keeps its size ({'against ' + ref if ref else 'corrected for distance'}), outline and colour "
-            f"over {len(seen)} views"
-            + (f"; a nearer object cuts its width short in {cut} of them" if cut else "")
-            if len(seen) - cut >= 2
-            else f"keeps its outline and colour over {len(seen)} views; its size is not compared: a nearer "
-            f"object cuts its width short in {cut} of them"
+    Widths, outlines and colours compared within one run depend on the viewing angle, the light
+    and whatever stands in front (a doorway's frame cuts a table's width short); the same view in
+    the two worlds differs only by the anomaly."""
+    ids = focus_ids(task)
+    name = object_label(task, ids[0])
+    ref = Reading("apparent_size_ratio", 0.0, False, f"the clean frames are the reference for {name}")
+    views = _views(pert, clean, ids)
+    seen = [v for v in views if v.px >= MIN_PX]
+    if len(seen) < 2:
+        why = f"{name} is in view in {len(seen)} of the {len(views)} views the plan takes (needs two)"
+        return Reading("apparent_size_ratio", 0.0, False, why, unseen=True), ref
+    differ = [v for v in seen if v.change.visible]
+    same = [v for v in seen if not v.change.visible]
+    at = trigger_distances(pert, task, ids[0])
+    if differ and same:
+        d = max(differ, key=lambda v: v.change.core)
+        s1 = min(same, key=lambda v: abs(v.pert.index - d.pert.index))
+        why = (
+            f"{name} looks as in the clean world at '{s1.pert.caption}' ({s1.distance_m:.1f} m) but not at "
+            f"'{d.pert.caption}' ({d.distance_m:.1f} m): {d.change.words()}"
         )
-        return Reading(
-            "apparent_size_ratio",
-            1.0,
-            False,
-            f"{object_label(task, oid)} {kept}"
-            + trigger_distances(run, task, oid)
-            + blocked_walk(run, all_moves=True),
+        return Reading("apparent_size_ratio", round(d.change.core, 1), True, why + at, d.px), ref
+    if differ:
+        why = (
+            f"{name} differs from the clean world at every view ({len(differ)}, "
+            f"{min(v.distance_m for v in differ):.1f}-{max(v.distance_m for v in differ):.1f} m): its look does "
+            f"not depend on where it is seen from"
         )
-    return Reading("apparent_size_ratio", 1.0, False, "no target")
+        return Reading("apparent_size_ratio", 0.0, False, why + at), ref
+    best = max(seen, key=lambda v: v.change.core)
+    why = f"{name} looks as in the clean world at all {len(seen)} views (the most: {best.change.words()})"
+    return Reading("apparent_size_ratio", 0.0, False, why + at + blocked_walk(pert, all_moves=True)), ref

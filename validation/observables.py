@@ -10,10 +10,11 @@ per-tick state of the target (spin angles, door opening, lamp state, daylight).
 
 Most judges never look at the other variant: the differential property (anomalous in the
 perturbed world, normal in the clean one) is checked by `selfcheck.py` from two independent
-readings.  Shadow/lighting and material are judged differentially from pixels, as a reviewer
-would judge them (`judge_light_pair`, `judge_material_pair`): the same evidence view rendered in
-both worlds, the frames compared where the shadow should be and where it is, or over the target's
-own pixels; the world's state only explains the verdict in words.  The response to contact is
+readings.  Shadow/lighting, material and view-dependent appearance are judged differentially from
+pixels, as a reviewer would judge them (`judge_light_pair`, `judge_material_pair`,
+`judge_apparent_pair`): the same evidence view rendered in both worlds, the frames compared where
+the shadow should be and where it is, or over the target's own pixels; the world's state only
+explains the verdict in words.  The response to contact is
 judged against the same contact in the other world (`judge_contact_pair`): a light object that a
 walk knocks over moves alike in both.
 
@@ -51,7 +52,7 @@ from .judges_temporal import (
     judge_presence,
     measure_era,
 )
-from .judges_view import judge_apparent, judge_visibility, measure_visibility
+from .judges_view import judge_apparent_pair, judge_visibility, measure_visibility
 from .readings import Reading, base_state
 
 __all__ = ["OBSERVABLES", "Observable", "Reading", "UnknownObservable", "observable"]
@@ -98,7 +99,7 @@ OBSERVABLES: dict[str, Observable] = {
     "visible_pixels_behind_occluder": Observable(
         "visible_pixels_behind_occluder", _measure_with(measure_visibility), judge_visibility, depth=True
     ),
-    "apparent_size_ratio": Observable("apparent_size_ratio", _measure_with(), judge_apparent, depth=True),
+    "apparent_size_ratio": Observable("apparent_size_ratio", _measure_with(), pair=judge_apparent_pair),
     "shadow_offset": Observable(
         "shadow_offset", _measure_with(measure_light), pair=judge_light_pair, depth=True
     ),

@@ -104,8 +104,9 @@ def apply(
     """The plan's steps changed by `var`, and where the variation's repositioning steps are.
 
     `by_distance`: the anomaly's trigger is a distance from the target (beyond, within, leave), so
-    the plan's walk away and back is measured from the target, not from the viewpoint: a viewpoint
-    the variation moved nearer walks that much farther, as an auditor stepping back "beyond" would.
+    the plan's walk away and back is measured from the target, not from the viewpoint: from the
+    variation's viewpoint and heading the walk is lengthened (or shortened) until it ends as far from
+    the target as the plan's does, as an auditor stepping back "beyond" would.
     Likewise a walk straight into the target (to touch it, to pass through it) from a viewpoint the
     variation moved farther walks that much farther.
     """
@@ -123,6 +124,7 @@ def apply(
     for s in approach:
         if s.action == "turn":
             yaw -= float(s.kwargs["degrees"])
+    plan_yaw = yaw
     extra: list[Step] = []
     vx, vy = plan.view_point
     tx, ty = plan.target_point[0], plan.target_point[1]
@@ -161,9 +163,12 @@ def apply(
     if var.pause_s:
         extra.append(Step("wait", (("seconds", var.pause_s),)))
     # the plan's walks measured from the target keep their end points: a far point beyond a
-    # distance trigger (from a nearer viewpoint), a walk into the target (from a farther one)
-    if by_distance and nearer > 0.05:
-        exposing = _walk_farther(exposing, nearer)
+    # distance trigger (its distance from the target), a walk into the target (from a farther one)
+    if by_distance:
+        at = (vx + toward * _cos(yaw), vy + toward * _sin(yaw))
+        longer = _far_walk_extra(exposing, plan.view_point, plan_yaw, at, yaw, (tx, ty))
+        if abs(longer) > 0.05:
+            exposing = _walk_farther(exposing, longer)
     elif nearer < -0.05:
         exposing = _walk_in_farther(exposing, -nearer)
     out_exposing = []
@@ -220,22 +225,57 @@ def _move_runs(exposing: list[Step]) -> list[tuple[int, int, str]]:
 
 
 def _lengthened(exposing: list[Step], runs: list[tuple[int, int, str]], extra_m: float) -> list[Step]:
-    """`exposing` with each of `runs` `extra_m` longer, split into moves the runtime accepts."""
+    """`exposing` with each of `runs` `extra_m` longer (shorter if negative), split into equal moves
+    the runtime accepts; the run's caption stays on its last move."""
     out = list(exposing)
-    for _, end, way in sorted(runs, reverse=True):  # the later run first: earlier indexes hold
-        last = out[end - 1]
-        total = float(last.kwargs["distance_m"]) + extra_m
-        n = math.ceil(total / MAX_MOVE_M - 1e-9)  # equal moves, none shorter than the runtime takes
+    for start, end, way in sorted(runs, reverse=True):  # the later run first: earlier indexes hold
+        total = max(MOVE_M[0], sum(float(s.kwargs["distance_m"]) for s in out[start:end]) + extra_m)
+        n = math.ceil(total / MAX_MOVE_M - 1e-9)
         each = ("distance_m", round(max(MOVE_M[0], total / n), 2))
-        out[end - 1 : end] = [Step("move", (("direction", way), each)) for _ in range(n - 1)] + [
-            Step("move", (("direction", way), each), last.caption)
+        caption = next((s.caption for s in reversed(out[start:end]) if s.caption), "")
+        out[start:end] = [Step("move", (("direction", way), each)) for _ in range(n - 1)] + [
+            Step("move", (("direction", way), each), caption)
         ]
     return out
 
 
+def _cos(deg: float) -> float:
+    return math.cos(math.radians(deg))
+
+
+def _sin(deg: float) -> float:
+    return math.sin(math.radians(deg))
+
+
+def _far_walk_extra(exposing: list[Step], plan_at, plan_yaw: float, var_at, var_yaw: float, target) -> float:
+    """How much longer the exposing part's first walk must be, from the variation's viewpoint and
+    heading, to end as far from the target as the plan's walk ends from the plan's.  Under a distance
+    trigger the far point is what matters, and a walk away at an angle (turn 135, walk) gains less
+    distance per metre than one straight back."""
+    runs = _move_runs(exposing)
+    if not runs:
+        return 0.0
+    i, j, way = runs[0]
+    turned = sum(float(s.kwargs["degrees"]) for s in exposing[:i] if s.action == "turn")
+    sign = 1.0 if way == "forward" else -1.0
+    walk = sum(float(s.kwargs["distance_m"]) for s in exposing[i:j])
+    tx, ty = target
+    a, b = plan_yaw - turned, var_yaw - turned
+    far = math.hypot(plan_at[0] + sign * walk * _cos(a) - tx, plan_at[1] + sign * walk * _sin(a) - ty)
+    # |var_at + L u - target| = far, for L >= 0 along the variation's walk direction u
+    dx, dy = var_at[0] - tx, var_at[1] - ty
+    ux, uy = sign * _cos(b), sign * _sin(b)
+    half_b = dx * ux + dy * uy
+    disc = half_b * half_b - (dx * dx + dy * dy - far * far)
+    if disc < 0.0:
+        return 0.0  # the line never gets that far from (or that near to) the target
+    return -half_b + math.sqrt(disc) - walk
+
+
 def _walk_farther(exposing: list[Step], extra_m: float) -> list[Step]:
     """The first walk away and the walk back after it (a run in the other direction), each
-    `extra_m` longer: a distance trigger's far point, from a viewpoint that much nearer."""
+    `extra_m` longer (shorter if negative): a distance trigger's far point, from a nearer (farther)
+    viewpoint (`_far_walk_extra`)."""
     runs = _move_runs(exposing)
     if not runs:
         return exposing
@@ -291,6 +331,8 @@ def differential(
         return Outcome(True, False, None, None, clean.error)
     if lenient and (wall := _stopped_short(clean, rep, task, plan)):
         return Outcome(True, False, None, None, f"the way to the target is blocked by {wall}")
+    if lenient and (cut := _cut_short(clean, rep, task)):
+        return Outcome(True, False, None, None, f"a walk of the plan is cut short: {cut}")
     pert = run_steps(bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
     early = _switched_during(pert, rep)
     if early:
@@ -327,6 +369,28 @@ def _stopped_short(clean, rep: Repositioning, task, plan) -> str:
         if aside > 0.25 or hit:
             return ", ".join(sorted(hit)) or f"an obstacle ({aside:.2f} m off the line to the target)"
         return ""
+    return ""
+
+
+def _cut_short(clean, rep: Repositioning, task) -> str:
+    """A walk of the plan after the variation's own steps that the clean world stopped short,
+    against something that is not the target ("" if none): from the variation's viewpoint the walk
+    away (to a distance trigger's far point, out of sight for a revisit) or back runs into a bush
+    the plan's own walk passed, so its far point or its return is not the plan's.  A walk stopped
+    by the target itself (into it, through it) is the evidence, not an obstacle."""
+    targets = set(focus_ids(task))
+    for i in range(rep.actions.stop, len(clean.steps)):
+        r = clean.steps[i]
+        if i in rep.walk_in or r.action.action != "move":
+            continue
+        asked = float(r.action.kwargs["distance_m"])
+        if r.moved_m >= asked - 0.05:
+            continue
+        hit = {a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)
+        if hit & targets:
+            continue
+        what = ", ".join(sorted(hit)) or "an obstacle"
+        return f"{r.action.text()} stopped after {r.moved_m:.2f} m against {what}"
     return ""
 
 
