@@ -349,9 +349,10 @@ def differential(
 
 
 def _stopped_short(clean, rep: Repositioning, task, plan) -> str:
-    """What turned the clean world's walk straight at the target aside before it got there ("" if
-    it went straight, or against the target itself): a wall the side step put in the way, which
-    the agent slid along and past the target."""
+    """What stopped the clean world's walk straight at the target, or turned it aside, before it
+    got there ("" if it went all the way, or stopped against the target itself): a wall the side
+    step put in the way, which the agent slid along and past the target, or a wall's end that
+    held it a few centimetres short of touching the target."""
     targets = set(focus_ids(task))
     tx, ty = plan.target_point[0], plan.target_point[1]
     for i in rep.walk_in:
@@ -361,15 +362,24 @@ def _stopped_short(clean, rep: Repositioning, task, plan) -> str:
         if r.moved_m >= float(r.action.kwargs["distance_m"]) - 0.05:
             continue  # not stopped
         hit = {a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)
-        if hit & targets:
+        if _touching(r, task) & targets:
             return ""
         (ax, ay), (bx, by) = r.start_xyz[:2], r.end_xyz[:2]
         d = math.hypot(tx - ax, ty - ay) or 1.0
         aside = abs((bx - ax) * (ty - ay) - (by - ay) * (tx - ax)) / d  # off the line to the target
-        if aside > 0.25 or hit:
-            return ", ".join(sorted(hit)) or f"an obstacle ({aside:.2f} m off the line to the target)"
-        return ""
+        if hit - targets:
+            return ", ".join(sorted(hit - targets))
+        return f"an obstacle ({aside:.2f} m off the line to the target; stopped {r.moved_m:.2f} m in, not touching it)"
     return ""
+
+
+def _touching(r, task) -> set[str]:
+    """The objects the agent touches where a move ended: in contact, or one of the rays ahead
+    (`capture._ahead`, which reach 0.1 m past the capsule) hit it within 3 cm of the capsule."""
+    reach = task.exploration.agent_radius_m + 0.03
+    ex, ey = r.end_xyz[:2]
+    near = {a[1] for a in r.ahead if len(a) > 2 and a[1] and math.hypot(a[2][0] - ex, a[2][1] - ey) <= reach}
+    return near | set(r.contacts)
 
 
 def _cut_short(clean, rep: Repositioning, task) -> str:
@@ -386,10 +396,10 @@ def _cut_short(clean, rep: Repositioning, task) -> str:
         asked = float(r.action.kwargs["distance_m"])
         if r.moved_m >= asked - 0.05:
             continue
-        hit = {a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)
-        if hit & targets:
+        if _touching(r, task) & targets:
             continue
-        what = ", ".join(sorted(hit)) or "an obstacle"
+        hit = {a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)
+        what = ", ".join(sorted(hit - targets)) or "an obstacle"
         return f"{r.action.text()} stopped after {r.moved_m:.2f} m against {what}"
     return ""
 

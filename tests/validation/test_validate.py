@@ -205,8 +205,9 @@ def test_a_task_whose_every_variation_was_discarded_says_so(bundle, monkeypatch,
 
 def test_a_walk_into_the_target_turned_aside_by_a_wall_is_no_evidence(tmp_path):
     """The barrel stands just past a wall's end.  Half a metre to the left, the walk at it meets the
-    wall, slides along it and past the barrel without touching it: the variation cannot test a
-    contact trigger and is discarded (the plan's own walk reaches the barrel)."""
+    wall, slides along it and past the barrel without touching it; 0.38 m to the left the wall's end
+    stops it just short of the barrel: either variation cannot test a contact trigger and is
+    discarded (the plan's own walk reaches the barrel)."""
     src = next(
         p for p in (ROOT / "tasks_src").rglob("*.wa") if "task cottage_barrel_tumbles " in p.read_text()
     )
@@ -217,6 +218,11 @@ def test_a_walk_into_the_target_turned_aside_by_a_wall_is_no_evidence(tmp_path):
     steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=-0.5))
     o = V.differential(b.path, task, plan, steps, rep, 0)
     assert not o.valid and o.why.startswith("the way to the target is blocked"), o.why
+    # 0.38 m to the left the wall's end holds the agent 9 cm short of the barrel, which the rays
+    # ahead (reaching 10 cm) still see: seen is not touched
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=-0.38))
+    o = V.differential(b.path, task, plan, steps, rep, 0)
+    assert not o.valid and "not touching it" in o.why, o.why
     steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation())
     assert V.differential(b.path, task, plan, steps, rep, 0, lenient=False).ok
 
