@@ -288,3 +288,18 @@ def test_a_walk_away_cut_short_by_a_bush_is_no_evidence(tmp_path):
     assert not o.valid and "cut short" in o.why and "against meadow_bushes_2" in o.why
     steps, rep = V.apply(plan, yaw, V.Variation(), True)
     assert V.differential(b.path, task, plan, steps, rep, 0, lenient=False).ok
+
+
+def test_a_repositioning_that_slides_along_a_wall_is_no_evidence(tmp_path):
+    """living_12 (`interact_through reading_lamp`): the plan stands 0.1 m from the wall it reaches
+    through and aims at the lamp's 3 cm pole.  Walking 0.3 m closer slides the agent along the
+    wall, 5 cm off its line, and the interaction then meets the wall in both worlds: the variation
+    is discarded, not a counterexample (the move still covered 0.28 of its 0.3 m)."""
+    out = tmp_path / "build"
+    assert build([ROOT / "tasks_src" / "living" / "lamp_through_wall.wa"], ROOT, out).ok
+    b = Bundle.open(out / "living_12")
+    task, plan = b.task(), b.plan()
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(closer_m=0.3))
+    o = V.differential(b.path, task, plan, steps, rep, 0)
+    assert not o.valid and o.why.startswith("repositioning blocked: move 0.3 ended"), o.why
+    assert "off its line" in o.why
