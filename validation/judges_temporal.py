@@ -375,7 +375,7 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
             "era_mismatch",
             float(len(odd)),
             True,
-            f"{object_label(task, oid)} ({e}) is in view in a {era} scene",
+            f"{object_label(task, oid)} ({e}) is in view in {'an' if era[:1] in 'aeiou' else 'a'} {era} scene",
             px,
         )
     # extra_asset: the compiler established that the added object does not belong in this kind of
@@ -387,4 +387,19 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
                 return Reading(
                     "era_mismatch", 1.0, True, f"{object_label(task, e.object.id)} is in view, out of place"
                 )
+    # the anomaly's object is in the world but not in this view: the run is no evidence either way
+    eras = s.measure.get("eras", {})
+    hidden = [(oid, object_px(s, oid)) for oid in focus_ids(task) if oid in eras]
+    hidden = [(oid, px) for oid, px in hidden if px < MIN_PX]
+    if hidden:
+        oid, px = hidden[0]
+        return Reading(
+            "era_mismatch",
+            0.0,
+            False,
+            f"every object in view fits the {era} era; {object_label(task, oid)} ({eras[oid][0]}) is out of "
+            f"view ({px:.0f} px)",
+            px,
+            unseen=True,
+        )
     return Reading("era_mismatch", 0.0, False, f"every object in view fits the {era} era")

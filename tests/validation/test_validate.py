@@ -303,3 +303,20 @@ def test_a_repositioning_that_slides_along_a_wall_is_no_evidence(tmp_path):
     o = V.differential(b.path, task, plan, steps, rep, 0)
     assert not o.valid and o.why.startswith("repositioning blocked: move 0.3 ended"), o.why
     assert "off its line" in o.why
+
+
+def test_an_anachronism_out_of_view_is_no_evidence(tmp_path):
+    """temple_06 (a traffic cone behind the pagoda), side step -1 m: the pagoda hides the cone in
+    the deciding view.  An era judged over what is in view says nothing of an object out of it: the
+    variation is discarded ("out of sight"), and the plan itself still shows the cone."""
+    src = next(p for p in (ROOT / "tasks_src").rglob("*.wa") if "task temple_06 " in p.read_text())
+    out = tmp_path / "build"
+    assert build([src], ROOT, out).ok
+    b = Bundle.open(out / "temple_06")
+    task, plan = b.task(), b.plan()
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=-1.0))
+    o = V.differential(b.path, task, plan, steps, rep, 0)
+    assert not o.valid and o.why.startswith("out of sight: ") and "cone_1" in o.why, o.why
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation())
+    o = V.differential(b.path, task, plan, steps, rep, 0, lenient=False)
+    assert o.ok and "is in view in an ancient scene" in o.perturbed.detail
