@@ -172,7 +172,9 @@ def _views(pert: Run, clean: Run, ids: tuple[str, ...]) -> list[_View]:
         if c.kind not in ("mark", "after") or (p.kind, p.step) != (c.kind, c.step) or not same_view(c, p):
             continue
         px = max(c.px640(int(region_of(c, ids).sum())), p.px640(int(region_of(p, ids).sum())))
-        out.append(_View(c, p, change(c, p, ids), px, eye_distance(p, centre_of(p, ids[0]))))
+        at = next((s for s in (p, c) if s.measure.get("base", {}).get(ids[0], {}).get("present")), None)
+        far = eye_distance(at, centre_of(at, ids[0])) if at is not None else math.nan
+        out.append(_View(c, p, change(c, p, ids), px, far))
     return out
 
 
