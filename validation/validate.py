@@ -331,7 +331,7 @@ def differential(
     if lenient and (cut := _cut_short(clean, rep, task)):
         return Outcome(True, False, None, None, f"a walk of the plan is cut short: {cut}")
     pert = run_steps(bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
-    early = _switched_during(pert, rep)
+    early = _switched_during(pert, rep, plan.anomaly)
     if early:
         return Outcome(True, False, None, None, f"the repositioning itself {early}")
     rp, rc = obs.readings(pert, clean, task)
@@ -347,9 +347,9 @@ def differential(
 
 def _stopped_short(clean, rep: Repositioning, task, plan) -> str:
     """What stopped the clean world's walk straight at the target, or turned it aside, before it
-    got there ("" if it went all the way, or stopped against the target itself): a wall the side
-    step put in the way, which the agent slid along and past the target, or a wall's end that
-    held it a few centimetres short of touching the target."""
+    got there ("" if it went all the way, stopped against the target itself or after shoving it
+    ahead): a wall the side step put in the way, which the agent slid along and past the target,
+    or a wall's end that held it a few centimetres short of touching the target."""
     targets = set(focus_ids(task))
     tx, ty = plan.target_point[0], plan.target_point[1]
     for i in rep.walk_in:
@@ -359,8 +359,8 @@ def _stopped_short(clean, rep: Repositioning, task, plan) -> str:
         if r.moved_m >= float(r.action.kwargs["distance_m"]) - 0.05:
             continue  # not stopped
         hit = {a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)
-        if _touching(r, task) & targets:
-            return ""
+        if _touching(r, task) & targets or _target_moved(clean):
+            return ""  # stopped against the target, or after shoving it ahead (it moved)
         (ax, ay), (bx, by) = r.start_xyz[:2], r.end_xyz[:2]
         d = math.hypot(tx - ax, ty - ay) or 1.0
         aside = abs((bx - ax) * (ty - ay) - (by - ay) * (tx - ax)) / d  # off the line to the target
@@ -368,6 +368,13 @@ def _stopped_short(clean, rep: Repositioning, task, plan) -> str:
             return ", ".join(sorted(hit - targets))
         return f"an obstacle ({aside:.2f} m off the line to the target; stopped {r.moved_m:.2f} m in, not touching it)"
     return ""
+
+
+def _target_moved(run, by_m: float = 0.05) -> bool:
+    """Whether the (first) focus object moved across the ground in the run: the agent reached it
+    and shoved it (settling moves it a centimetre or so)."""
+    at = [t.position[0][:2] for t in run.ticks if t.position]
+    return bool(at) and max(math.dist(at[0], p) for p in at) > by_m
 
 
 def _touching(r, task) -> set[str]:
@@ -424,12 +431,15 @@ def _cut_short(clean, rep: Repositioning, task) -> str:
     return ""
 
 
-def _switched_during(run, rep: Repositioning) -> str:
-    """How the anomaly switched during the variation's own steps ("" if it did not): the evidence
-    would then be taken in a state the plan never sees.  A periodic trigger switches on a clock,
-    whatever the agent does, and is left to the plan's own timing."""
+def _switched_during(run, rep: Repositioning, anomaly: int) -> str:
+    """How the anomaly under test (its index in the task) switched during the variation's own steps
+    ("" if it did not): the evidence would then be taken in a state the plan never sees.  A periodic
+    trigger switches on a clock, whatever the agent does, and is left to the plan's own timing; a
+    further anomaly of a multi-anomaly task switching is no concern of this plan."""
     for ev in run.events:
-        if ev.step - 1 in rep.actions and ev.event in ("fired", "deactivated") and ev.trigger != "every":
+        if ev.anomaly != anomaly or ev.step - 1 not in rep.actions or ev.trigger == "every":
+            continue
+        if ev.event in ("fired", "deactivated"):
             return f"{'set off' if ev.event == 'fired' else 'switched off'} the anomaly ({ev.trigger})"
     return ""
 

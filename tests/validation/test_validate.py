@@ -242,6 +242,28 @@ def test_a_light_object_knocked_over_alike_in_both_worlds_is_no_anomaly_in_the_c
     assert o.valid and o.ok, o.why
     assert o.clean.value >= 120.0 and not o.clean.anomalous  # tipped over, as a light basket may
     assert o.perturbed.anomalous and "rose" in o.perturbed.detail
+    # from 0.82 m farther back the walk shoves the clean basket ahead until a wall stops the agent,
+    # not touching it any more: it reached the target, and the variation counts
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(closer_m=-0.82))
+    o = V.differential(b.path, task, plan, steps, rep, 0)
+    assert o.valid and o.ok, o.why
+
+
+def test_a_further_anomaly_switching_during_the_repositioning_is_no_concern_of_the_plan():
+    """A multi-anomaly task's other anomaly (a revisit) may fire while the variation steps aside;
+    only the anomaly under test switching then makes the variation useless."""
+    from types import SimpleNamespace
+
+    rep = V.Repositioning(actions=range(5, 8))
+
+    def run(anomaly, trigger="revisit", step=7):
+        ev = SimpleNamespace(anomaly=anomaly, step=step, event="fired", trigger=trigger)
+        return SimpleNamespace(events=(ev,))
+
+    assert V._switched_during(run(1), rep, 0) == ""
+    assert V._switched_during(run(0), rep, 0) == "set off the anomaly (revisit)"
+    assert V._switched_during(run(0, step=12), rep, 0) == ""  # after the repositioning
+    assert V._switched_during(run(0, trigger="every"), rep, 0) == ""  # on a clock
 
 
 def _far_point_walk(angle_deg: float) -> list:
