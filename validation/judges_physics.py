@@ -515,7 +515,7 @@ class _Motion:
     touched: bool
 
     @staticmethod
-    def of(run: Run, name: str) -> _Motion | None:
+    def of(run: Run, oid: str) -> _Motion | None:
         ticks = [t for t in run.ticks if t.position and t.rotation]
         if not ticks:
             return None
@@ -539,7 +539,7 @@ class _Motion:
         ]
         jitter = float(np.std(np.asarray(far), axis=0).max()) if len(far) > 4 else 0.0
         # touched: in contact when an action ended, or it moved at all (a shove ends out of reach)
-        touched = any(name in r.contacts for r in run.steps) or disp > 0.02 or rot > 2.0 or rise > 0.02
+        touched = any(oid in r.contacts for r in run.steps) or disp > 0.02 or rot > 2.0 or rise > 0.02
         return _Motion(rot, disp, rise, jitter, touched)
 
     def beyond(self, other: _Motion) -> list[str]:

@@ -326,10 +326,8 @@ def differential(
         return Outcome(True, False, None, None, f"repositioning blocked: {off}")
     if clean.error:
         return Outcome(True, False, None, None, clean.error)
-    if lenient and (wall := _stopped_short(clean, rep, task, plan)):
-        return Outcome(True, False, None, None, f"the way to the target is blocked by {wall}")
-    if lenient and (cut := _cut_short(clean, rep, task)):
-        return Outcome(True, False, None, None, f"a walk of the plan is cut short: {cut}")
+    if lenient and (stopped := _walk_stopped(clean, rep, task, plan)):
+        return Outcome(True, False, None, None, stopped)
     pert = run_steps(bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
     early = _switched_during(pert, rep, plan.anomaly)
     if early:
@@ -345,28 +343,39 @@ def differential(
     return Outcome(not why, True, rp, rc, "; ".join(why))
 
 
-def _stopped_short(clean, rep: Repositioning, task, plan) -> str:
-    """What stopped the clean world's walk straight at the target, or turned it aside, before it
-    got there ("" if it went all the way, stopped against the target itself or after shoving it
-    ahead): a wall the side step put in the way, which the agent slid along and past the target,
-    or a wall's end that held it a few centimetres short of touching the target."""
+def _walk_stopped(clean, rep: Repositioning, task, plan) -> str:
+    """Why a walk of the plan after the variation's own steps cannot test it ("" if none): the
+    clean world stopped it short against something that is not the target.
+
+    The walk straight at the target (`rep.walk_in`) meets a wall the side step put in the way, slides
+    along it and past the target, or is held a few centimetres short of touching it by a wall's end;
+    one that stopped against the target, or after shoving it ahead, reached it.  A later walk (away to
+    a distance trigger's far point, out of sight for a revisit, or back) runs into a bush the plan's
+    own walk passed, so its far point or its return is not the plan's."""
     targets = set(focus_ids(task))
-    tx, ty = plan.target_point[0], plan.target_point[1]
-    for i in rep.walk_in:
-        if i >= len(clean.steps):
-            break
+    for i in range(rep.actions.stop, len(clean.steps)):
         r = clean.steps[i]
-        if r.moved_m >= float(r.action.kwargs["distance_m"]) - 0.05:
-            continue  # not stopped
-        hit = {a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)
-        if _touching(r, task) & targets or _target_moved(clean):
-            return ""  # stopped against the target, or after shoving it ahead (it moved)
-        (ax, ay), (bx, by) = r.start_xyz[:2], r.end_xyz[:2]
-        d = math.hypot(tx - ax, ty - ay) or 1.0
-        aside = abs((bx - ax) * (ty - ay) - (by - ay) * (tx - ax)) / d  # off the line to the target
-        if hit - targets:
-            return ", ".join(sorted(hit - targets))
-        return f"an obstacle ({aside:.2f} m off the line to the target; stopped {r.moved_m:.2f} m in, not touching it)"
+        if r.action.action != "move" or r.moved_m >= float(r.action.kwargs["distance_m"]) - 0.05:
+            continue  # not a walk, or not stopped
+        walk_in = i in rep.walk_in
+        if _touching(r, task) & targets or walk_in and _target_moved(clean):
+            continue  # stopped against the target, or after shoving it ahead (it moved)
+        hit = ", ".join(sorted(({a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)) - targets))
+        if not walk_in:
+            return (
+                f"a walk of the plan is cut short: {r.action.text()} stopped after {r.moved_m:.2f} m "
+                f"against {hit or 'an obstacle'}"
+            )
+        if not hit:
+            (ax, ay), (bx, by) = r.start_xyz[:2], r.end_xyz[:2]
+            tx, ty = plan.target_point[0], plan.target_point[1]
+            d = math.hypot(tx - ax, ty - ay) or 1.0
+            aside = abs((bx - ax) * (ty - ay) - (by - ay) * (tx - ax)) / d  # off the line to the target
+            hit = (
+                f"an obstacle ({aside:.2f} m off the line to the target; stopped {r.moved_m:.2f} m in, "
+                "not touching it)"
+            )
+        return f"the way to the target is blocked by {hit}"
     return ""
 
 
@@ -406,28 +415,6 @@ def _repositioning_off(clean, steps: list[Step], rep: Repositioning, start_yaw: 
         aside = abs(dx * uy - dy * ux)
         if r.moved_m < asked - 0.05 or aside > 0.05:
             return f"{s.text()} ended {aside:.2f} m off its line after {r.moved_m:.2f} m"
-    return ""
-
-
-def _cut_short(clean, rep: Repositioning, task) -> str:
-    """A walk of the plan after the variation's own steps that the clean world stopped short,
-    against something that is not the target ("" if none): from the variation's viewpoint the walk
-    away (to a distance trigger's far point, out of sight for a revisit) or back runs into a bush
-    the plan's own walk passed, so its far point or its return is not the plan's.  A walk stopped
-    by the target itself (into it, through it) is the evidence, not an obstacle."""
-    targets = set(focus_ids(task))
-    for i in range(rep.actions.stop, len(clean.steps)):
-        r = clean.steps[i]
-        if i in rep.walk_in or r.action.action != "move":
-            continue
-        asked = float(r.action.kwargs["distance_m"])
-        if r.moved_m >= asked - 0.05:
-            continue
-        if _touching(r, task) & targets:
-            continue
-        hit = {a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)
-        what = ", ".join(sorted(hit - targets)) or "an obstacle"
-        return f"{r.action.text()} stopped after {r.moved_m:.2f} m against {what}"
     return ""
 
 

@@ -25,6 +25,21 @@ def kitchen(tmp_path_factory):
     return out / "fh_kitchen_c"
 
 
+def _task_bundle(tmp_path, task_id: str) -> Bundle:
+    """The bundle of the shipped task `task_id`, built from the source that declares it."""
+    src = next(p for p in (ROOT / "tasks_src").rglob("*.wa") if f"task {task_id} " in p.read_text())
+    out = tmp_path / "build"
+    assert build([src], ROOT, out).ok
+    return Bundle.open(out / task_id)
+
+
+def _try(b: Bundle, var: V.Variation, by_distance: bool = False, lenient: bool = True) -> V.Outcome:
+    """`var` of the bundle's plan, run in both worlds."""
+    task, plan = b.task(), b.plan()
+    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, var, by_distance)
+    return V.differential(b.path, task, plan, steps, rep, 0, lenient=lenient)
+
+
 def test_the_empty_variation_is_the_plan_itself(bundle):
     task, plan = Bundle.open(bundle).task(), Bundle.open(bundle).plan()
     steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation())
@@ -82,16 +97,10 @@ def test_a_variation_whose_own_steps_set_off_the_anomaly_is_discarded(tmp_path):
     """The side step of a variation turns away from the target: under a look-away trigger that
     turn moves the drum before the plan's first observation, so the variation tests nothing (it
     is discarded, not reported as a counterexample).  The plan itself still shows the anomaly."""
-    out = tmp_path / "build"
-    assert build([ROOT / "tasks_src" / "factory" / "drum_moves_look_away.wa"], ROOT, out).ok
-    b = Bundle.open(out / "factory_05")
-    task, plan = b.task(), b.plan()
-    yaw = task.exploration.start.yaw_deg
-    steps, rep = V.apply(plan, yaw, V.Variation(side_m=1.0))
-    side = V.differential(b.path, task, plan, steps, rep, 0)
+    b = _task_bundle(tmp_path, "factory_05")
+    side = _try(b, V.Variation(side_m=1.0))
     assert not side.valid and "set off the anomaly (look_away)" in side.why
-    steps, rep = V.apply(plan, yaw, V.Variation())
-    assert V.differential(b.path, task, plan, steps, rep, 0).ok
+    assert _try(b, V.Variation()).ok
 
 
 def test_a_view_through_a_doorway_keeps_the_clean_table_the_reference(kitchen):
@@ -208,23 +217,14 @@ def test_a_walk_into_the_target_turned_aside_by_a_wall_is_no_evidence(tmp_path):
     wall, slides along it and past the barrel without touching it; 0.38 m to the left the wall's end
     stops it just short of the barrel: either variation cannot test a contact trigger and is
     discarded (the plan's own walk reaches the barrel)."""
-    src = next(
-        p for p in (ROOT / "tasks_src").rglob("*.wa") if "task cottage_barrel_tumbles " in p.read_text()
-    )
-    out = tmp_path / "build"
-    assert build([src], ROOT, out).ok
-    b = Bundle.open(out / "cottage_barrel_tumbles")
-    task, plan = b.task(), b.plan()
-    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=-0.5))
-    o = V.differential(b.path, task, plan, steps, rep, 0)
+    b = _task_bundle(tmp_path, "cottage_barrel_tumbles")
+    o = _try(b, V.Variation(side_m=-0.5))
     assert not o.valid and o.why.startswith("the way to the target is blocked"), o.why
     # 0.38 m to the left the wall's end holds the agent 9 cm short of the barrel, which the rays
     # ahead (reaching 10 cm) still see: seen is not touched
-    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=-0.38))
-    o = V.differential(b.path, task, plan, steps, rep, 0)
+    o = _try(b, V.Variation(side_m=-0.38))
     assert not o.valid and "not touching it" in o.why, o.why
-    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation())
-    assert V.differential(b.path, task, plan, steps, rep, 0, lenient=False).ok
+    assert _try(b, V.Variation(), lenient=False).ok
 
 
 def test_a_light_object_knocked_over_alike_in_both_worlds_is_no_anomaly_in_the_clean_one(tmp_path):
@@ -232,20 +232,14 @@ def test_a_light_object_knocked_over_alike_in_both_worlds_is_no_anomaly_in_the_c
     1 kg basket upside down in the clean world.  The response to contact is judged against the same
     contact in the other world, so the clean basket is the reference, not an anomaly, and the
     perturbed one, launched 1.6 m up, still shows it."""
-    out = tmp_path / "build"
-    assert build([ROOT / "tasks_src" / "family_house" / "living_room_a.wa"], ROOT, out).ok
-    b = Bundle.open(out / "fh_living_room_a")
-    task, plan = b.task(), b.plan()
-    var = V.Variation(side_m=-0.31)
-    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, var)
-    o = V.differential(b.path, task, plan, steps, rep, 0)
+    b = _task_bundle(tmp_path, "fh_living_room_a")
+    o = _try(b, V.Variation(side_m=-0.31))
     assert o.valid and o.ok, o.why
     assert o.clean.value >= 120.0 and not o.clean.anomalous  # tipped over, as a light basket may
     assert o.perturbed.anomalous and "rose" in o.perturbed.detail
     # from 0.82 m farther back the walk shoves the clean basket ahead until a wall stops the agent,
     # not touching it any more: it reached the target, and the variation counts
-    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(closer_m=-0.82))
-    o = V.differential(b.path, task, plan, steps, rep, 0)
+    o = _try(b, V.Variation(closer_m=-0.82))
     assert o.valid and o.ok, o.why
 
 
@@ -300,16 +294,10 @@ def test_a_walk_away_cut_short_by_a_bush_is_no_evidence(tmp_path):
     """meadow_12 (`hide tree_1 when leave enter 4 m exit 7 m`), 0.75 m closer: the walk away runs
     into the undergrowth the plan's walk passed and ends 0.4 m short, inside the exit distance, so
     the tree never leaves.  The variation cannot test the plan; the plan itself still passes."""
-    out = tmp_path / "build"
-    assert build([ROOT / "tasks_src" / "meadow" / "tree_vanishes_on_leave.wa"], ROOT, out).ok
-    b = Bundle.open(out / "meadow_12")
-    task, plan = b.task(), b.plan()
-    yaw = task.exploration.start.yaw_deg
-    steps, rep = V.apply(plan, yaw, V.Variation(closer_m=0.75), True)
-    o = V.differential(b.path, task, plan, steps, rep, 0)
+    b = _task_bundle(tmp_path, "meadow_12")
+    o = _try(b, V.Variation(closer_m=0.75), by_distance=True)
     assert not o.valid and "cut short" in o.why and "against meadow_bushes_2" in o.why
-    steps, rep = V.apply(plan, yaw, V.Variation(), True)
-    assert V.differential(b.path, task, plan, steps, rep, 0, lenient=False).ok
+    assert _try(b, V.Variation(), by_distance=True, lenient=False).ok
 
 
 def test_a_repositioning_that_slides_along_a_wall_is_no_evidence(tmp_path):
@@ -317,12 +305,7 @@ def test_a_repositioning_that_slides_along_a_wall_is_no_evidence(tmp_path):
     through and aims at the lamp's 3 cm pole.  Walking 0.3 m closer slides the agent along the
     wall, 5 cm off its line, and the interaction then meets the wall in both worlds: the variation
     is discarded, not a counterexample (the move still covered 0.28 of its 0.3 m)."""
-    out = tmp_path / "build"
-    assert build([ROOT / "tasks_src" / "living" / "lamp_through_wall.wa"], ROOT, out).ok
-    b = Bundle.open(out / "living_12")
-    task, plan = b.task(), b.plan()
-    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(closer_m=0.3))
-    o = V.differential(b.path, task, plan, steps, rep, 0)
+    o = _try(_task_bundle(tmp_path, "living_12"), V.Variation(closer_m=0.3))
     assert not o.valid and o.why.startswith("repositioning blocked: move 0.3 ended"), o.why
     assert "off its line" in o.why
 
@@ -331,14 +314,8 @@ def test_an_anachronism_out_of_view_is_no_evidence(tmp_path):
     """temple_06 (a traffic cone behind the pagoda), side step -1 m: the pagoda hides the cone in
     the deciding view.  An era judged over what is in view says nothing of an object out of it: the
     variation is discarded ("out of sight"), and the plan itself still shows the cone."""
-    src = next(p for p in (ROOT / "tasks_src").rglob("*.wa") if "task temple_06 " in p.read_text())
-    out = tmp_path / "build"
-    assert build([src], ROOT, out).ok
-    b = Bundle.open(out / "temple_06")
-    task, plan = b.task(), b.plan()
-    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation(side_m=-1.0))
-    o = V.differential(b.path, task, plan, steps, rep, 0)
+    b = _task_bundle(tmp_path, "temple_06")
+    o = _try(b, V.Variation(side_m=-1.0))
     assert not o.valid and o.why.startswith("out of sight: ") and "cone_1" in o.why, o.why
-    steps, rep = V.apply(plan, task.exploration.start.yaw_deg, V.Variation())
-    o = V.differential(b.path, task, plan, steps, rep, 0, lenient=False)
+    o = _try(b, V.Variation(), lenient=False)
     assert o.ok and "is in view in an ancient scene" in o.perturbed.detail
