@@ -8,7 +8,8 @@ world and stay absent in the clean one (the differential property of `selfcheck.
 walks measured from the target (a distance trigger's far point, a walk into the target) keep their
 end points.  A variation that cannot test the plan is discarded: its repositioning is blocked or
 itself switches the anomaly, its walk at the target meets something else, its views do not show
-the perturbed target, or it overruns the budget (docs/validation.md).  A failure is shrunk to a
+the perturbed target, or it overruns the budget (docs/validation.md); another is drawn in its
+place, so a profile's count is of valid variations (within a cap on draws).  A failure is shrunk to a
 minimal counterexample, printed as an action list for `wac play BUNDLE --actions "…"`.
 """
 
@@ -22,6 +23,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from random import Random
 
 from wac.bundle.actions import MAX_MOVE_M, MOVE_M
 from wac.bundle.model import TriggerKind
@@ -32,6 +34,7 @@ from .capture import Step, actions_text, focus_ids, run_steps
 from .observables import Reading, observable
 
 PROFILES = {"ci": 6, "long": 60}
+DRAWS_PER_EXAMPLE = 3  # a discarded variation is replaced by another, up to this many draws per one wanted
 DISTANCE_TRIGGERS = (TriggerKind.beyond, TriggerKind.within, TriggerKind.leave)
 
 
@@ -431,10 +434,14 @@ def _switched_during(run, rep: Repositioning, anomaly: int) -> str:
     return ""
 
 
+class _DrawsSpent(Exception):
+    """Raised inside the search when the draws allowed for the wanted valid variations are spent."""
+
+
 @dataclass(frozen=True)
 class ValidationResult:
     task_id: str
-    examples: int
+    examples: int  # variations tried (the discarded ones included)
     valid: int
     counterexample: Variation | None
     actions: str
@@ -455,10 +462,13 @@ def hypothesis_home() -> Path:
 def validate_bundle(
     path, examples: int = PROFILES["ci"], seed: int | None = None, log=None
 ) -> ValidationResult:
-    """Search for a variation that breaks the differential property; shrink it if found."""
-    from hypothesis import HealthCheck, Phase, find, settings
+    """Search for a variation that breaks the differential property; shrink it if found.
+
+    `examples` is the number of *valid* variations wanted (the plan itself is the first): a
+    discarded one is replaced by a fresh draw, up to `DRAWS_PER_EXAMPLE` draws per wanted one."""
+    from hypothesis import HealthCheck, Phase, find, reject, settings
     from hypothesis.configuration import set_hypothesis_home_dir
-    from hypothesis.errors import NoSuchExample
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
 
     set_hypothesis_home_dir(
         hypothesis_home()
@@ -471,6 +481,8 @@ def validate_bundle(
     t0 = time.perf_counter()
     tried = {"n": 0, "valid": 0}
     cache: dict[Variation, Outcome] = {}
+    draws = examples * DRAWS_PER_EXAMPLE
+    failed: list[Variation] = []
 
     def outcome(v: Variation) -> Outcome:
         if v not in cache:
@@ -486,12 +498,34 @@ def validate_bundle(
                 )
         return cache[v]
 
-    base = outcome(Variation())
-    if not base.ok:
-        steps, _ = apply(plan, start_yaw, Variation())
+    def breaks(v: Variation) -> bool:
+        if v not in cache and tried["n"] >= draws and not failed:
+            raise _DrawsSpent  # (never while shrinking a counterexample)
+        o = outcome(v)
+        if not o.valid:
+            reject()  # hypothesis draws another in its place; it does not count as an example
+        if not o.ok:
+            failed.append(v)
+        return not o.ok
+
+    def result(bad: Variation | None) -> ValidationResult:
+        if bad is None:
+            return ValidationResult(
+                task.id, tried["n"], tried["valid"], None, "", "", time.perf_counter() - t0
+            )
+        steps, _ = apply(plan, start_yaw, bad, by_distance)
         return ValidationResult(
-            task.id, 1, 1, Variation(), actions_text(steps), base.why, time.perf_counter() - t0
+            task.id,
+            tried["n"],
+            tried["valid"],
+            bad,
+            actions_text(steps),
+            outcome(bad).why,
+            time.perf_counter() - t0,
         )
+
+    if not outcome(Variation()).ok:
+        return result(Variation())
     cfg = settings(
         max_examples=examples,
         deadline=None,
@@ -499,26 +533,12 @@ def validate_bundle(
         derandomize=seed is None,
         phases=[Phase.generate, Phase.shrink],
         suppress_health_check=list(HealthCheck),
-        **({} if seed is None else {}),
     )
+    draw = None if seed is None else Random(seed)  # the same seed draws the same variations
     try:
-        if seed is not None:
-            import random
-
-            random.seed(seed)
-        bad = find(variations(), lambda v: not outcome(v).ok, settings=cfg)
-    except NoSuchExample:
-        return ValidationResult(task.id, tried["n"], tried["valid"], None, "", "", time.perf_counter() - t0)
-    steps, _ = apply(plan, start_yaw, bad, by_distance)
-    return ValidationResult(
-        task.id,
-        tried["n"],
-        tried["valid"],
-        bad,
-        actions_text(steps),
-        outcome(bad).why,
-        time.perf_counter() - t0,
-    )
+        return result(find(variations(), breaks, settings=cfg, random=draw))
+    except (NoSuchExample, Unsatisfiable, _DrawsSpent):
+        return result(None)
 
 
 def _job(path: str, examples: int, seed: int | None, verbose: bool) -> tuple[ValidationResult, list[str]]:
@@ -573,11 +593,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for line in lines:
             print(line, file=sys.stderr)
         if res.passed:
-            few = (
-                "; only the plan itself could be tested, every variation was discarded (-v says why)"
-                if res.valid <= 1 < res.examples
-                else ""
-            )
+            if res.valid <= 1 < res.examples:
+                few = "; only the plan itself could be tested, every variation was discarded (-v says why)"
+            elif res.valid < examples:
+                few = f"; {examples} wanted, the other draws were discarded (-v says why)"
+            else:
+                few = ""
             print(
                 f"{res.task_id}: ok: the anomaly manifests only in the perturbed world in all {res.valid} valid "
                 f"variation(s) of {res.examples} tried{few} ({res.seconds:.1f} s)",
@@ -611,10 +632,19 @@ def register(subparsers) -> None:
         "--profile",
         choices=sorted(PROFILES),
         default="ci",
-        help=f"example count: ci = {PROFILES['ci']}, long = {PROFILES['long']}",
+        help=f"valid variations wanted: ci = {PROFILES['ci']}, long = {PROFILES['long']}",
     )
-    v.add_argument("--examples", type=int, help="number of variations to try (overrides --profile)")
-    v.add_argument("--seed", type=int, help="randomise the search with this seed (default: deterministic)")
+    v.add_argument(
+        "--examples",
+        type=int,
+        help="number of valid variations wanted (overrides --profile); a discarded one is "
+        f"replaced by another draw, up to {DRAWS_PER_EXAMPLE} draws per one wanted",
+    )
+    v.add_argument(
+        "--seed",
+        type=int,
+        help="draw another set of variations, the same for the same seed (default: the deterministic search)",
+    )
     v.add_argument("-j", "--jobs", type=int, help="bundles in parallel processes (default: one per CPU)")
     v.add_argument("-v", "--verbose", action="store_true", help="print every variation tried")
     from wac.backends import add_backend_args
