@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_build.py [--tasks 1000] [--jobs 2]
     .venv/bin/python bench/bench_build.py --objects 20000
+    .venv/bin/python bench/bench_build.py --corpus tasks_src [--compare /tmp/old/compiler] [--rounds 3]
 
 
 Generates 5 scenes (one per scene type) of about 30 standard-library objects each and
@@ -11,6 +12,13 @@ a no-op rebuild, and a rebuild after touching one task.  Prints a Markdown table
 With `--objects N`, builds instead one task on one scene of N objects (crates on a jittered
 grid, some stacked on others) and reports the build's time and peak memory: the clean-scene
 check's broad phase keeps this near-linear.
+
+With `--corpus SRC…`, times cold builds of real sources (the shipped corpus) instead: wac's own
+time (after the imports), the CPU of the build and its workers, and the wall time of the command.
+`--compare DIR` also builds with the `compiler/` package found in DIR (for example
+`git worktree add /tmp/old HEAD~1`, then `--compare /tmp/old/compiler`), alternating the two
+`--rounds` times so both see the same machine load, and says whether the two builds' bundles are
+byte-identical (the build cache aside, which records the compiler's own hash).
 """
 
 from __future__ import annotations
@@ -138,15 +146,102 @@ def run(cmd: list[str], cwd: Path) -> float:
     return time.perf_counter() - t0
 
 
+def build_with(out: str, sources: list[str], jobs: int, compiler: str | None) -> None:
+    """`wac build` in this process, with `wac.compiler` imported from `compiler` if given."""
+    if compiler:
+        from package_swap import use_package
+
+        use_package("compiler", compiler)
+    from wac.cli import main as wac_main
+
+    sys.exit(wac_main(["build", *sources, "-o", out, "-j", str(jobs)]))
+
+
+def corpus_round(sources: list[str], out: Path, jobs: int, compiler: str | None) -> dict:
+    """One cold build in a fresh interpreter: wac's time, CPU of all its processes, wall."""
+    import re
+    import resource
+
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [sys.executable, __file__, "--build-one", str(out), "--jobs", str(jobs)]
+    cmd += ["--compiler", compiler] if compiler else []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([*cmd, "--", *sources], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.exit(f"benchmark build failed:\n{proc.stderr[-3000:]}")
+    own = re.search(r"\(([\d.]+) s\)\s*$", proc.stderr.strip() or proc.stdout.strip())
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"own": float(own.group(1)) if own else float("nan"), "cpu": cpu, "wall": wall}
+
+
+def _files(d: Path) -> list[Path]:
+    return sorted(p.relative_to(d) for p in d.rglob("*") if p.is_file() and p.name != ".wac-cache.json")
+
+
+def same_bundles(a: Path, b: Path) -> bool:
+    """Whether two builds hold the same files with the same bytes (the build cache aside)."""
+    return _files(a) == _files(b) and all((a / f).read_bytes() == (b / f).read_bytes() for f in _files(a))
+
+
+def bench_corpus(sources: list[str], jobs: int, compare: str | None, rounds: int, scratch: Path) -> None:
+    import statistics
+
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="bench-") as tmp:
+        new_out, old_out = Path(tmp) / "new", Path(tmp) / "old"
+        rows: dict[str, list[dict]] = {"after": [], "before": []}
+        for _ in range(rounds):
+            if compare:
+                rows["before"].append(corpus_round(sources, old_out, jobs, compare))
+            rows["after"].append(corpus_round(sources, new_out, jobs, None))
+        identical = same_bundles(old_out, new_out) if compare else None
+    print(
+        f"cold `wac build {' '.join(sources)} -j {jobs}`, {rounds} round(s)"
+        + (", alternating" if compare else "")
+    )
+    print("| code | wac's time | CPU (all processes) | wall |")
+    print("|---|---|---|---|")
+    for label, rs in rows.items():
+        if rs:
+            cells = [
+                ", ".join(f"{r[k]:.2f}" for r in rs)
+                + f" (median {statistics.median(r[k] for r in rs):.2f}) s"
+                for k in ("own", "cpu", "wall")
+            ]
+            print(f"| {label if compare else 'this tree'} | " + " | ".join(cells) + " |")
+    if compare:
+        ratio = statistics.median(r["wall"] for r in rows["after"]) / statistics.median(
+            r["wall"] for r in rows["before"]
+        )
+        print(
+            f"median wall after/before: {ratio:.2f}x; bundles byte-identical: {'yes' if identical else 'NO'}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tasks", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--objects", type=int, help="build one scene of this many objects instead")
+    ap.add_argument("--corpus", nargs="+", metavar="SRC", help="time cold builds of these sources instead")
+    ap.add_argument("--compare", metavar="DIR", help="--corpus: also build with the compiler/ package in DIR")
+    ap.add_argument("--rounds", type=int, default=3, help="--corpus: cold builds per code (default 3)")
+    ap.add_argument("--build-one", metavar="OUT", help=argparse.SUPPRESS)
+    ap.add_argument("--compiler", help=argparse.SUPPRESS)
+    ap.add_argument("sources", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.build_one:
+        build_with(args.build_one, args.sources, args.jobs, args.compiler)
+        return
     wac = str(Path(sys.executable).with_name("wac"))
     scratch = Path(__file__).resolve().parent.parent / "build"  # where real builds go, not a RAM-less /tmp
     scratch.mkdir(exist_ok=True)
+    if args.corpus:
+        compare = str(Path(args.compare).resolve()) if args.compare else None
+        bench_corpus([str(Path(c).resolve()) for c in args.corpus], args.jobs, compare, args.rounds, scratch)
+        return
     if args.objects:
         with tempfile.TemporaryDirectory(dir=scratch, prefix="bench-") as tmp:
             root = Path(tmp)

@@ -62,18 +62,9 @@ def rss_mb() -> float:
 
 def use_runtime(path: Path) -> None:
     """Import `wac.runtime` from another copy of runtime/ (an older checkout, for before/after runs)."""
-    import importlib.util
+    from package_swap import use_package
 
-    import wac
-
-    path = Path(path).resolve()
-    spec = importlib.util.spec_from_file_location(
-        "wac.runtime", path / "__init__.py", submodule_search_locations=[str(path)]
-    )
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["wac.runtime"] = mod
-    spec.loader.exec_module(mod)
-    wac.runtime = mod
+    use_package("runtime", path)
 
 
 def bench(bundle, label: str) -> dict:

@@ -134,8 +134,8 @@ def validate_task(task_json: dict, validated: dict[int, dict] | None = None) -> 
     Scene objects and materials, shared by the many tasks of a scene, are validated once each:
     an object document `dump_object` made (the same instance in another task of its scene) by
     identity (`validated`: documents already validated, by id, kept alive so ids are not reused),
-    others by content, then once per shape (`_shape`: alike but for values the schema does not
-    constrain).
+    a material table by content as a whole, others by content, then once per shape (`_shape`:
+    alike but for values the schema does not constrain).
     """
     validated = {} if validated is None else validated
     whole, one_object, one_material = _validators()
@@ -144,13 +144,19 @@ def validate_task(task_json: dict, validated: dict[int, dict] | None = None) -> 
     _top_level().validate({k: None for k in rest})  # required and unknown keys
     for key, value in rest.items():  # each section of the task: most alike in the tasks of a scene
         _validate_part(_section(key), value)
-    for validator, items in ((one_object, scene["objects"]), (one_material, scene["materials"].values())):
+    materials = scene["materials"]  # the same table in most tasks of a scene: one hash for all
+    table = hashlib.sha256(b"materials:" + canonical_json(materials)).hexdigest()
+    if table in _VALID_PARTS:
+        materials = {}
+    for validator, items in ((one_object, scene["objects"]), (one_material, materials.values())):
         for item in items:
             if validated.get(id(item)) is item:  # this very document was validated before
                 continue
             _validate_part(validator, item)
             if validator is one_object:
                 validated[id(item)] = item
+    if materials:
+        _VALID_PARTS.add(table)
 
 
 def _validate_part(validator, item) -> None:
@@ -243,7 +249,7 @@ def bundle_files(out: Lowered3, memo: dict | None = None) -> dict[str, bytes]:
     task_json["scene"]["objects"] = [dump_object(o, docs) for o in out.task.scene.objects]
     validate_task(task_json, memo.setdefault("validated_docs", {}))  # an independent check
     files = {
-        R.TASK: canonical_json(task_json),
+        R.TASK: _task_bytes(task_json, memo.setdefault("objects_json", {})),
         R.CONTEXT: dump(out.context),
         R.CONTEXT_MD: context_markdown(out.context).encode("utf-8"),
         R.RUBRIC: dump(out.rubric),
@@ -258,6 +264,27 @@ def bundle_files(out: Lowered3, memo: dict | None = None) -> dict[str, bytes]:
     manifest = B.Manifest(task_id=out.task.id, version_id=version, wac_version=__version__, files=digests)
     files[R.MANIFEST] = dump(manifest)
     return files
+
+
+_OBJECTS = "\0wac:objects\0"  # stands in for the object list while the rest is serialised
+
+
+def _task_bytes(task_json: dict, serialised: dict[tuple[int, ...], str]) -> bytes:
+    """`canonical_json(task_json)`, with its object list serialised once per build: the tasks of a
+    scene share the documents (`dump_object`), and the list was a third of a build's JSON work.
+    `serialised` is keyed by the documents' ids (they stay alive in the build's memo)."""
+    objects = task_json["scene"]["objects"]
+    key = tuple(map(id, objects))
+    text = serialised.get(key)
+    if text is None:
+        text = serialised[key] = json.dumps(
+            objects, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+    rest = canonical_json({**task_json, "scene": {**task_json["scene"], "objects": _OBJECTS}})
+    stub = canonical_json(_OBJECTS)[:-1]  # the stand-in as JSON, without the final newline
+    if rest.count(stub) != 1:  # (a string of the task's that spells the stand-in: no shortcut)
+        return canonical_json(task_json)
+    return rest.replace(stub, text.encode("utf-8"))
 
 
 def write_bundle(directory: Path, files: dict[str, bytes]) -> None:

@@ -217,13 +217,42 @@ def _edge_distance(box, x, y) -> float:
     return math.hypot(dx, dy)
 
 
-def _straighten(grid: Grid, pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
+def _clear_lines(grid: Grid, a: tuple[float, float], ends: np.ndarray) -> np.ndarray:
+    """`_clear_line(grid, a, b)` for every row b of `ends` at once (the same samples)."""
+    ns = np.array([max(2, int(math.dist(a, b) / (grid.cell / 2))) for b in ends.tolist()])
+    reps = ns + 1
+    first = np.concatenate(([0], np.cumsum(reps)[:-1]))
+    k = (np.arange(reps.sum()) - np.repeat(first, reps)).astype(float)
+    n = np.repeat(ns, reps)
+    x = a[0] + (np.repeat(ends[:, 0], reps) - a[0]) * k / n
+    y = a[1] + (np.repeat(ends[:, 1], reps) - a[1]) * k / n
+    i, j = grid.cells_of(x, y)
+    h, w = grid.reach.shape
+    inside = (i >= 0) & (i < h) & (j >= 0) & (j < w)
+    i, j = np.clip(i, 0, h - 1), np.clip(j, 0, w - 1)
+    ok = np.logical_and.reduceat(inside & grid.reach[i, j], first)
+    if grid.height is not None:
+        rise = np.abs(np.diff(grid.height[i, j].astype(float))) > AGENT_STEP_M + 1e-9
+        rise[first[1:] - 1] = False  # between one segment's last sample and the next one's first
+        ok &= ~np.logical_or.reduceat(np.append(rise, False), first)
+    return ok
+
+
+def _straighten(grid: Grid, pts: list[tuple[float, float]], block: int = 32) -> list[tuple[float, float]]:
+    """The path's corners: from each corner, the farthest later point in a clear line (else the next)."""
+    ends = np.asarray(pts, dtype=float)
     out = [pts[0]]
     i = 0
     while i < len(pts) - 1:
-        j = len(pts) - 1
-        while j > i + 1 and not _clear_line(grid, pts[i], pts[j]):
-            j -= 1
+        j = i + 1
+        hi = len(pts)
+        while hi > i + 2:  # the farthest first, a block of candidates at a time
+            lo = max(i + 2, hi - block)
+            clear = np.flatnonzero(_clear_lines(grid, pts[i], ends[lo:hi]))
+            if len(clear):
+                j = lo + int(clear[-1])
+                break
+            hi = lo
         out.append(pts[j])
         i = j
     return out
@@ -390,19 +419,17 @@ def _make_plan(
             "move the start, the target or the bounds",
         )
     start_idx = grid.start[0] * w + grid.start[1]
-    key = (
-        "paths",
-        grid.reach.tobytes(),
-        grid.reach.shape,
-        start_idx,
-        None if grid.height is None else grid.height.tobytes(),
-    )
+    cells = (grid.reach.tobytes(), grid.reach.shape, None if grid.height is None else grid.height.tobytes())
+    key = ("paths", start_idx, *cells)
     if memo is not None and key in memo:
         lengths, preds = memo[key]
     else:
-        lengths, preds = shortest_path(
-            _graph(grid), directed=False, indices=start_idx, return_predecessors=True
-        )
+        graph = memo.get(("graph", *cells)) if memo is not None else None
+        if graph is None:  # the tasks of a scene start in different places on the same grid
+            graph = _graph(grid)
+            if memo is not None:
+                memo["graph", *cells] = graph
+        lengths, preds = shortest_path(graph, directed=False, indices=start_idx, return_predecessors=True)
         if memo is not None:
             memo[key] = (lengths, preds)
     flat = ii * w + jj
