@@ -267,6 +267,7 @@ def bundle_files(out: Lowered3, memo: dict | None = None) -> dict[str, bytes]:
 
 
 _OBJECTS = "\0wac:objects\0"  # stands in for the object list while the rest is serialised
+_OBJECTS_JSON = canonical_json(_OBJECTS)[:-1]  # the stand-in as JSON, without the final newline
 
 
 def _task_bytes(task_json: dict, serialised: dict[tuple[int, ...], str]) -> bytes:
@@ -281,10 +282,9 @@ def _task_bytes(task_json: dict, serialised: dict[tuple[int, ...], str]) -> byte
             objects, sort_keys=True, separators=(",", ":"), ensure_ascii=False
         )
     rest = canonical_json({**task_json, "scene": {**task_json["scene"], "objects": _OBJECTS}})
-    stub = canonical_json(_OBJECTS)[:-1]  # the stand-in as JSON, without the final newline
-    if rest.count(stub) != 1:  # (a string of the task's that spells the stand-in: no shortcut)
+    if rest.count(_OBJECTS_JSON) != 1:  # (a string of the task's that spells the stand-in: no shortcut)
         return canonical_json(task_json)
-    return rest.replace(stub, text.encode("utf-8"))
+    return rest.replace(_OBJECTS_JSON, text.encode("utf-8"))
 
 
 def write_bundle(directory: Path, files: dict[str, bytes]) -> None:

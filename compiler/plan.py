@@ -143,24 +143,6 @@ def _graph(grid: Grid) -> csr_matrix:
     )
 
 
-def _clear_line(grid: Grid, a: tuple[float, float], b: tuple[float, float], ignore=None) -> bool:
-    """Walkable straight segment between two points (inflated obstacles, no rise over a step)."""
-    dist = math.dist(a, b)
-    n = max(2, int(dist / (grid.cell / 2)))
-    k = np.arange(n + 1, dtype=float)  # the samples of the segment, all at once
-    x = a[0] + (b[0] - a[0]) * k / n
-    y = a[1] + (b[1] - a[1]) * k / n
-    i, j = grid.cells_of(x, y)
-    h, w = grid.reach.shape
-    if not ((i >= 0) & (i < h) & (j >= 0) & (j < w)).all() or not grid.reach[i, j].all():
-        return False
-    if grid.height is not None:
-        z = grid.height[i, j].astype(float)
-        if (np.abs(np.diff(z)) > AGENT_STEP_M + 1e-9).any():
-            return False
-    return True
-
-
 def _line_of_sight(grid: Grid, a, b, target_box, tz: float | None = None) -> bool:
     """No solid footprint between a and b (in plan); over uneven ground also no surface above the
     sight line from the eye at a (on the surface there) to the height `tz` at b."""
@@ -218,7 +200,8 @@ def _edge_distance(box, x, y) -> float:
 
 
 def _clear_lines(grid: Grid, a: tuple[float, float], ends: np.ndarray) -> np.ndarray:
-    """`_clear_line(grid, a, b)` for every row b of `ends` at once (the same samples)."""
+    """For every row b of `ends`: whether the straight segment a-b is walkable (its samples every half
+    cell all on reachable cells, no rise between two of them over a step)."""
     ns = np.array([max(2, int(math.dist(a, b) / (grid.cell / 2))) for b in ends.tolist()])
     reps = ns + 1
     first = np.concatenate(([0], np.cumsum(reps)[:-1]))

@@ -482,7 +482,6 @@ def validate_bundle(
     tried = {"n": 0, "valid": 0}
     cache: dict[Variation, Outcome] = {}
     draws = examples * DRAWS_PER_EXAMPLE
-    failed: list[Variation] = []
 
     def outcome(v: Variation) -> Outcome:
         if v not in cache:
@@ -499,13 +498,12 @@ def validate_bundle(
         return cache[v]
 
     def breaks(v: Variation) -> bool:
-        if v not in cache and tried["n"] >= draws and not failed:
-            raise _DrawsSpent  # (never while shrinking a counterexample)
+        shrinking = any(not o.ok for o in cache.values())  # a counterexample was found
+        if v not in cache and tried["n"] >= draws and not shrinking:
+            raise _DrawsSpent
         o = outcome(v)
         if not o.valid:
             reject()  # hypothesis draws another in its place; it does not count as an example
-        if not o.ok:
-            failed.append(v)
         return not o.ok
 
     def result(bad: Variation | None) -> ValidationResult:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from pathlib import Path
 
 import jsonschema
@@ -17,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from wac.bundle.model import AGENT_STEP_M
 from wac.compiler import emit, plan
 from wac.compiler.validate import Grid
 
@@ -46,12 +48,26 @@ def test_a_task_string_that_spells_the_stand_in_gets_the_plain_serialisation():
     assert emit._task_bytes(doc, {}) == emit.canonical_json(doc)
 
 
+def _clear_line(grid, a, b) -> bool:
+    """The definition: the segment's samples every half cell all on reachable cells, no rise
+    between two of them over a step."""
+    n = max(2, int(math.dist(a, b) / (grid.cell / 2)))
+    k = np.arange(n + 1, dtype=float)
+    i, j = grid.cells_of(a[0] + (b[0] - a[0]) * k / n, a[1] + (b[1] - a[1]) * k / n)
+    h, w = grid.reach.shape
+    if not ((i >= 0) & (i < h) & (j >= 0) & (j < w)).all() or not grid.reach[i, j].all():
+        return False
+    if grid.height is not None:
+        return not (np.abs(np.diff(grid.height[i, j].astype(float))) > AGENT_STEP_M + 1e-9).any()
+    return True
+
+
 def _straighten_one_at_a_time(grid, pts):
     """The definition: from each corner, the farthest later point in a clear line, else the next."""
     out, i = [pts[0]], 0
     while i < len(pts) - 1:
         j = len(pts) - 1
-        while j > i + 1 and not plan._clear_line(grid, pts[i], pts[j]):
+        while j > i + 1 and not _clear_line(grid, pts[i], pts[j]):
             j -= 1
         out.append(pts[j])
         i = j
