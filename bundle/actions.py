@@ -14,3 +14,6 @@ LOOK_DEG = (-90, 90)  # look degrees, positive = down
 WAIT_S = (0.5, 5)  # wait seconds
 
 MAX_MOVE_M = float(MOVE_M[1])  # the longest single move, for planners that split a walk
+# how the self-check reads a walk, shared by the planner that lays it out and the judges that read it:
+PASSED_SLACK_M = 0.3  # a move that stopped less than this short of its distance was not blocked
+CROSSED_SHARE = 0.8  # a move through a solid that covered this share of its distance crossed it

@@ -22,6 +22,7 @@ from wac.bundle.model import AGENT_STEP_M
 from wac.bundle.transforms import rotation
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
+from wac.compiler.walk_room import WALK_PAST_M, WALKED_OBSERVABLES, across, walk_blocked
 from wac.errors import PlanError  # noqa: F401 - re-exported
 from wac.taxonomy.registry import PLAN_KINDS, registry
 
@@ -82,6 +83,9 @@ def _preferred_direction(kind: str, low: Lowered, spin_view: str):
         along_x = (math.cos(yaw), math.sin(yaw))
         return (along_x if wall.size[0] < wall.size[1] else (-along_x[1], along_x[0])), True
     if kind in ("interact_walk", "walk_through") and o is not None:
+        face = across(o)
+        if face is not None:  # a fence, a gate, a door's leaf: walked through face on, like a wall
+            return face, True
         yaw = math.radians(o.rotation_deg[0])
         return (math.cos(yaw), math.sin(yaw)), True  # along the object's facing axis, either side
     if kind == "view_sides":
@@ -429,11 +433,22 @@ def _make_plan(
         "view_through": [lambda k: _hidden(grid, (cx[k], cy[k]), target, box, tz), anywhere],
     }.get(kind, [clear])
 
+    refused: dict[str, str] = {}  # why the cheapest candidate was passed over
+    others = None  # the solids a walk through the target may run into, and their index
+    if kind in WALK_PAST_M and observable in WALKED_OBSERVABLES:
+        solids = [fp for oid, fp in grid.solids.items() if focus is None or oid != focus.id]
+        others = (solids, shapely.STRtree(solids))
+
     def first(tier, ok) -> int | None:
         """The cheapest candidate of `tier` whose view is `ok`."""
         for k in np.argsort(np.where(tier, cost, np.inf), kind="stable")[:400]:
             if not tier[k] or not np.isfinite(cost[k]):
                 return None
+            if others is not None:  # there must be room to walk on past the target
+                why = walk_blocked(grid, expl, (cx[k], cy[k]), target, box, kind, others)
+                if why:
+                    refused.setdefault("walk", f"from ({cx[k]:.1f}, {cy[k]:.1f}) the walk {why}")
+                    continue
             if kind == "near_far":  # there must be room to step back past the trigger's distance
                 threshold = low.trigger.distance_m or 6.0
                 away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
@@ -448,6 +463,13 @@ def _make_plan(
         raise PlanError(
             "no reachable point within reach of the target has an obstacle between it and the target",
             "interact_through needs a wall or other solid between the agent and the target",
+        )
+    if chosen is None and "walk" in refused:
+        what = f"the {focus.name}" if focus is not None else "the spot"
+        raise PlanError(
+            f"there is no room to walk through {what}: {refused['walk']}",
+            "the far side needs walkable room inside the bounds (a room, a yard, open ground behind it); "
+            "widen the bounds, clear the far side, or pick a target the agent can walk through",
         )
     if chosen is None:
         raise PlanError(
@@ -590,7 +612,10 @@ def _exposing(
             mark(f"Before moving, face the {name}."),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(MAX_MOVE_M, dist + 1.5), 2), "direction": "forward"},
+                args={
+                    "distance_m": round(min(MAX_MOVE_M, dist + WALK_PAST_M[kind]), 2),
+                    "direction": "forward",
+                },
                 caption=f"Walk forward through the {name}, with no turn or detour.",
             ),
             B.PlanStep(
@@ -602,7 +627,10 @@ def _exposing(
             mark("Face the clear way ahead."),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(MAX_MOVE_M, dist + 2.0), 2), "direction": "forward"},
+                args={
+                    "distance_m": round(min(MAX_MOVE_M, dist + WALK_PAST_M[kind]), 2),
+                    "direction": "forward",
+                },
                 caption="Attempt to walk forward; compare the commanded and actual distance.",
             ),
         ]
@@ -683,7 +711,10 @@ def _exposing(
             ),
             B.PlanStep(
                 action="move",
-                args={"distance_m": round(min(MAX_MOVE_M, dist + 1.5), 2), "direction": "forward"},
+                args={
+                    "distance_m": round(min(MAX_MOVE_M, dist + WALK_PAST_M[kind]), 2),
+                    "direction": "forward",
+                },
                 caption="Walk forward through the doorway; compare the commanded and actual distance.",
             ),
         ]

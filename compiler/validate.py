@@ -53,6 +53,10 @@ class Grid:
     # top such a solid hides what is behind it (an occluded view's test, `plan._hidden`)
     standing: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     standing_top: np.ndarray = field(default_factory=lambda: np.empty(0))
+    # the footprints of the fixed solids that stop the agent (walkable ones are surfaces, dynamic ones
+    # are shoved), by object id: a walk through one asks whether the others leave it room
+    # (`walk_room.walk_blocked`)
+    solids: dict = field(default_factory=dict)
 
     def height_at(self, x: float, y: float) -> float:
         if self.height is None:
@@ -415,7 +419,27 @@ def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
     if 0 <= si < ny and 0 <= sj < nx and free[si, sj]:
         reach = labels == labels[si, sj]
     standing, tops = _standing(built, memo)
-    return Grid(minx, miny, CELL_M, free, reach, (si, sj), occupied, height, standing, tops)
+    return Grid(
+        minx, miny, CELL_M, free, reach, (si, sj), occupied, height, standing, tops, _solids(built, memo)
+    )
+
+
+def _solids(built: Built, memo: dict | None) -> dict:
+    """`Grid.solids`: the footprints of the fixed solids that are not walkable; the scene's found
+    once per build, the task's added."""
+    fps = footprints(built, memo)
+
+    def fixed(i: str) -> bool:
+        o = built.objects[i]
+        return fps.get(i) is not None and not o.walkable and not o.dynamic
+
+    key = ("solids", built.scene_key)
+    scene = memo.get(key) if memo is not None else None
+    if scene is None:
+        scene = {o.id: fps[o.id] for o in built.scene.objects if o.id not in built.task_local and fixed(o.id)}
+        if memo is not None:
+            memo[key] = scene
+    return scene | {i: fps[i] for i in sorted(built.task_local) if fixed(i)}
 
 
 def _too_steep(ground: B.Ground, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:

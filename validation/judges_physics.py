@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wac.bundle.actions import CROSSED_SHARE, PASSED_SLACK_M
 from wac.bundle.model import AddBlocker, AddHole, CompiledTask, SetMechanism
 from wac.bundle.terrain import height_range as terrain_height_range
 
@@ -342,14 +343,14 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
             True,
             f"walked {mv.moved_m:.2f} m into the solid {object_label(task, inside[0])} and stands inside it",
         )
-    if crossed and mv.moved_m >= 0.8 * asked and _shown_open(run, task, crossed[0], mv):
+    if crossed and mv.moved_m >= CROSSED_SHARE * asked and _shown_open(run, task, crossed[0], mv):
         return Reading(
             "displacement_through",
             round(mv.moved_m, 3),
             False,
             f"walked {mv.moved_m:.2f} m through the open {object_label(task, crossed[0])}, as a door lets one",
         )
-    if crossed and mv.moved_m >= 0.8 * asked:
+    if crossed and mv.moved_m >= CROSSED_SHARE * asked:
         return Reading(
             "displacement_through",
             round(mv.moved_m, 3),
@@ -386,6 +387,71 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
     )
 
 
+def judge_through_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
+    """`judge_through` of each run; and the clean world's walk must be stopped by the target: one
+    that goes on about as far as a crossing would without crossing it (it slid off a narrow gate
+    into the gap beside it, round a post) never shows the target blocking."""
+    rp, rc = judge_through(pert, task), judge_through(clean, task)
+    if rc.anomalous or (past := went_past(clean, task)) is None:
+        return rp, rc
+    return rp, Reading(
+        "displacement_through",
+        rc.value,
+        True,
+        f"{rc.detail}: the walk goes on past {past} in the clean world ({_exposing_move(clean).moved_m:.2f} m), "
+        f"so it never shows {past} blocking",
+    )
+
+
+def went_past(run: Run, task: CompiledTask) -> str | None:
+    """The target a walk through it went on past without crossing it (None if it did not): it
+    covered `CROSSED_SHARE` of its distance, as a crossing would, beside the target's box."""
+    mv = _exposing_move(run)
+    hole = _hole_or_blocker(task)
+    an = anchor(task)
+    if mv is None or (hole is not None and hole[0] == "add_hole"):
+        return None
+    if any(isinstance(e, SetMechanism) and e.mechanism == "through_walls" for e in an.effects):
+        return None
+    if mv.moved_m < CROSSED_SHARE * float(mv.action.kwargs["distance_m"]):
+        return None
+    targets = [o for o in task.scene.objects if o.id in an.targets]
+    if not targets or any(
+        _segment_hits_box(mv.start_xyz, mv.end_xyz, o.aabb_min, o.aabb_max) for o in targets
+    ):
+        return None
+    return ", ".join(object_label(task, o.id) for o in targets)
+
+
+def clean_walk_passes(task: CompiledTask, observable: str) -> bool:
+    """Whether the plan's walk must pass in the clean world: its anomaly blocks a way that is open
+    there (an opened door, a path across an invisible wall), not a liquid the agent should sink into."""
+    if observable != "blocked_distance":
+        return False
+    targets = set(anchor(task).targets)
+    return not any(o.id in targets and o.liquid_depth_m for o in task.scene.objects)
+
+
+def judge_blocked_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
+    """`judge_blocked` of each run; and the clean world's walk must pass: a walk that stops there
+    too (at the edge of the area, against a visible obstacle, an open door's leaf) never shows the way
+    open, so being stopped in the perturbed world proves nothing."""
+    rp, rc = judge_blocked(pert, task), judge_blocked(clean, task)
+    if rc.anomalous or not clean_walk_passes(task, "blocked_distance"):
+        return rp, rc
+    mv = _exposing_move(clean)
+    if mv is not None and float(mv.action.kwargs["distance_m"]) - mv.moved_m >= PASSED_SLACK_M:
+        names = ", ".join(object_label(task, t) for t in anchor(task).targets) or "the anomaly's place"
+        rc = Reading(
+            "blocked_distance",
+            rc.value,
+            True,
+            f"{rc.detail}: the walk is stopped before it passes {names} in the clean world too, so it "
+            "never shows the way open",
+        )
+    return rp, rc
+
+
 def judge_blocked(run: Run, task: CompiledTask) -> Reading:
     mv = _exposing_move(run)
     if mv is None:
@@ -413,7 +479,7 @@ def judge_blocked(run: Run, task: CompiledTask) -> Reading:
             if over
             else f"the walk does not reach {object_label(task, o.id)}",
         )
-    if short < 0.3:
+    if short < PASSED_SLACK_M:
         return Reading(
             "blocked_distance",
             round(short, 3),

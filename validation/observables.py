@@ -35,12 +35,12 @@ from wac.errors import UnknownObservable
 from .capture import Run
 from .judges_appearance import judge_light_pair, judge_material_pair, measure_light
 from .judges_physics import (
-    judge_blocked,
+    judge_blocked_pair,
     judge_contact_pair,
     judge_penetration,
     judge_size,
     judge_support,
-    judge_through,
+    judge_through_pair,
     measure_penetration,
     measure_support,
 )
@@ -93,8 +93,8 @@ OBSERVABLES: dict[str, Observable] = {
         "penetration_depth", _measure_with(measure_penetration), judge_penetration
     ),
     "size_ratio": Observable("size_ratio", _measure_with(), judge_size),
-    "displacement_through": Observable("displacement_through", _measure_with(), judge_through),
-    "blocked_distance": Observable("blocked_distance", _measure_with(), judge_blocked, depth=True),
+    "displacement_through": Observable("displacement_through", _measure_with(), pair=judge_through_pair),
+    "blocked_distance": Observable("blocked_distance", _measure_with(), pair=judge_blocked_pair, depth=True),
     "rotation_after_contact": Observable("rotation_after_contact", _measure_with(), pair=judge_contact_pair),
     "visible_pixels_behind_occluder": Observable(
         "visible_pixels_behind_occluder", _measure_with(measure_visibility), judge_visibility, depth=True

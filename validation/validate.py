@@ -25,12 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
-from wac.bundle.actions import MAX_MOVE_M, MOVE_M
+from wac.bundle.actions import MAX_MOVE_M, MOVE_M, PASSED_SLACK_M
 from wac.bundle.model import TriggerKind
 from wac.bundle.reader import Bundle
 from wac.errors import UsageError
 
 from .capture import Step, actions_text, focus_ids, run_steps
+from .judges_physics import clean_walk_passes, went_past
 from .observables import Reading, observable
 
 PROFILES = {"ci": 6, "long": 60}
@@ -318,8 +319,9 @@ def differential(
 
     `lenient` (every variation but the plan itself, which must show the anomaly): a variation
     that cannot test the plan is discarded: its walk straight at the target stopped short of it
-    against something else (a wall its side step put in the way), or its views do not show the
-    perturbed world's target (out of view, or cut off where a whole view is needed)."""
+    against something else (a wall its side step put in the way) or, walking into a solid, went on
+    past it in the clean world, or its views do not show the perturbed world's target (out of view,
+    or cut off where a whole view is needed)."""
     if sum(1 for s in steps if s.action != "mark") > task.exploration.budget_actions:
         return Outcome(True, False, None, None, "over budget")
     obs = observable(plan.observable)
@@ -331,6 +333,10 @@ def differential(
         return Outcome(True, False, None, None, clean.error)
     if lenient and (stopped := _walk_stopped(clean, rep, task, plan)):
         return Outcome(True, False, None, None, stopped)
+    if lenient and plan.observable == "displacement_through" and (past := went_past(clean, task)):
+        return Outcome(
+            True, False, None, None, f"the walk at the target goes on past {past} in the clean world"
+        )
     pert = run_steps(bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
     early = _switched_during(pert, rep, plan.anomaly)
     if early:
@@ -354,13 +360,24 @@ def _walk_stopped(clean, rep: Repositioning, task, plan) -> str:
     along it and past the target, or is held a few centimetres short of touching it by a wall's end;
     one that stopped against the target, or after shoving it ahead, reached it.  A later walk (away to
     a distance trigger's far point, out of sight for a revisit, or back) runs into a bush the plan's
-    own walk passed, so its far point or its return is not the plan's."""
+    own walk passed, so its far point or its return is not the plan's.  A walk the clean world should
+    let *through* the target (`clean_walk_passes`: an opened door, a path across an invisible wall)
+    must pass: touching the target (an open door's leaf) is not reaching it."""
     targets = set(focus_ids(task))
+    passes = clean_walk_passes(task, plan.observable)
     for i in range(rep.actions.stop, len(clean.steps)):
         r = clean.steps[i]
-        if r.action.action != "move" or r.moved_m >= float(r.action.kwargs["distance_m"]) - 0.05:
-            continue  # not a walk, or not stopped
         walk_in = i in rep.walk_in
+        slack = PASSED_SLACK_M if walk_in and passes else 0.05
+        if r.action.action != "move" or r.moved_m >= float(r.action.kwargs["distance_m"]) - slack:
+            continue  # not a walk, or not stopped
+        if walk_in and passes:
+            hit = ", ".join(sorted({a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts))) or (
+                "the edge of the exploration area" if "edge of the area" in r.outcome else "an obstacle"
+            )
+            return (
+                f"the walk through the target is stopped in the clean world after {r.moved_m:.2f} m, by {hit}"
+            )
         if _touching(r, task) & targets or walk_in and _target_moved(clean):
             continue  # stopped against the target, or after shoving it ahead (it moved)
         hit = ", ".join(sorted(({a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)) - targets))

@@ -82,3 +82,63 @@ def test_a_view_through_a_wall_is_taken_through_the_wall_not_the_doorway(project
     x_at_wall = vx + (0 - vx) * (0 - vy) / (3 - vy)  # where the sight line to the cabinet crosses y = 0
     # the cabinet's whole width behind the wall: its sides' sight lines cross the wall too
     assert abs(x_at_wall) > 1.0 + 0.3 * -vy / (3 - vy), plan["view_point"]
+
+
+def _shed(bounds_north: float, inside: str = "") -> str:
+    """A shed entered by a gap in its west wall, with a door in its north wall (at x = -1.5, y = 4)."""
+    return f"""
+scene shed {{
+    description "A yard with a small shed."
+    type urban
+    era modern
+    ground grass size (30, 30)
+    bounds from (-8, -8) to (8, {bounds_north})
+    start at (0, -6) yaw 90 deg
+    shed: room from (-3, 0) to (3, 4) height 2.6 m material wood {{
+        opening w at 2 m width 1.2 m
+        door n at 1.5 m
+    }}
+    {inside}
+}}
+"""
+
+
+def _build_shed(project, tmp_path, scene: str, anomaly: str):
+    (project.root / "scenes" / "shed.wa").write_text(scene)
+    project("t.wa", f"task t on shed {{\n    anomaly {anomaly}\n}}\n", header='import "../scenes/shed.wa"\n')
+    return compile_project([project.root / "tasks"], project.root, out=tmp_path / "b")
+
+
+def test_a_door_that_opens_onto_the_edge_of_the_area_cannot_be_walked_through(project, tmp_path):
+    # the clean world must let the walk through the opened door: 0.3 m beyond it the area ends
+    res = _build_shed(project, tmp_path, _shed(4.3), "ghost_door shed_door_1")
+    (d,) = res.diagnostics
+    assert d.code == "E534" and "no room to walk through the door" in d.message, d.render()
+    assert "leaves the exploration area" in d.message and "the far side needs walkable room" in d.hint
+    # with room behind it (the yard north of the shed) the same door is a task
+    res = _build_shed(project, tmp_path, _shed(8), "ghost_door shed_door_1")
+    assert res.ok, [d.render() for d in res.diagnostics]
+
+
+def test_a_fixed_solid_across_the_way_behind_a_door_leaves_no_room(project, tmp_path):
+    # a wall 1 m behind the door stands across every walk through it (the walk goes 1.5 m past it)
+    behind = 'fence_n: box size (8, 0.2, 2) at (-1.5, 5) material wood { name "wall" }'
+    res = _build_shed(project, tmp_path, _shed(8, behind), "ghost_door shed_door_1")
+    (d,) = res.diagnostics
+    assert d.code == "E534" and "runs into a solid" in d.message, d.render()
+    # one beside the way is brushed past, and what moves is the self-check's to judge
+    beside = 'crate_n: box size (0.6, 0.6, 0.6) at (-0.5, 5) material wood { name "crate" }'
+    assert _build_shed(project, tmp_path, _shed(8, beside), "ghost_door shed_door_1").ok
+    heavy = 'crate_n: box size (0.6, 0.6, 0.6) at (-1.5, 5) material wood mass 900 kg { name "crate" }'
+    assert _build_shed(project, tmp_path, _shed(8, heavy), "ghost_door shed_door_1").ok
+
+
+def test_a_walk_into_a_solid_without_collision_may_end_inside_it(project, tmp_path):
+    # a wardrobe against the shed's east wall: the walk through it stops at the wall, inside it
+    wardrobe = 'wardrobe: box size (0.7, 1.2, 2) at (2.5, 2) material wood { name "wardrobe" }'
+    res = _build_shed(project, tmp_path, _shed(8, wardrobe), "remove_collision wardrobe")
+    assert res.ok, [d.render() for d in res.diagnostics]
+    # a thin screen against the wall cannot be stood in: the walk proves nothing
+    screen = 'screen: box size (0.1, 1.2, 2) at (2.85, 2) material wood { name "screen" }'
+    (d,) = _build_shed(project, tmp_path, _shed(8, screen), "remove_collision screen").diagnostics
+    assert d.code == "E534" and "no room to walk through the screen" in d.message, d.render()

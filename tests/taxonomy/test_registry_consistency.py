@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from wac.bundle import model as B
 from wac.bundle.schemas import SCHEMAS, render
-from wac.compiler import operators, plan
+from wac.compiler import operators, plan, walk_room
 from wac.runtime import effects as fx
 from wac.taxonomy import registry as R
 from wac.validation import checks, observables, pixelchecks
@@ -229,6 +229,13 @@ def test_every_observable_named_in_the_taxonomy_exists():
     assert unknown_observables(cats, op_misspelt, observables.OBSERVABLES) == ["era_mismach"]
     with pytest.raises(KeyError, match="unknown observable 'suport_gap'"):
         observables.observable("suport_gap")
+
+
+def test_the_planners_walk_tables_name_real_plan_kinds_and_observables():
+    # the planner asks for room beyond the target only for the walks these tables name; a renamed
+    # plan kind or observable would silently switch that check off
+    assert set(walk_room.WALK_PAST_M) <= set(R.PLAN_KINDS)
+    assert set(walk_room.WALKED_OBSERVABLES) <= set(observables.OBSERVABLES)
 
 
 # --- effects: bundle/model.py <-> runtime/effects.py <-> schemas/ <-> docs/bundle.md -----------------

@@ -8,6 +8,7 @@ from validation_helpers import ROOT, build
 from wac.bundle.reader import Bundle
 from wac.cli import main as wac
 from wac.validation import validate as V
+from wac.validation.capture import Step
 
 
 @pytest.fixture(scope="module")
@@ -225,6 +226,53 @@ def test_a_walk_into_the_target_turned_aside_by_a_wall_is_no_evidence(tmp_path):
     o = _try(b, V.Variation(side_m=-0.38))
     assert not o.valid and "not touching it" in o.why, o.why
     assert _try(b, V.Variation(), lenient=False).ok
+
+
+def test_a_walk_through_an_opened_door_stopped_in_the_clean_world_is_no_evidence(tmp_path):
+    """The corridor's east door swings open into the corridor.  A metre to the right of the plan's
+    viewpoint, the walk through the doorway meets the open leaf and the hose reel beside it in the
+    clean world: touching the door is not passing it, so the walk cannot show the clean world's
+    way open and the variation is discarded (it was counted as a failure: the perturbed walk slid
+    on to the wall beside the doorway).  The plan's own walk passes into the stair lobby."""
+    b = _task_bundle(tmp_path, "service_east_door")
+    o = _try(b, V.Variation(side_m=1.0))
+    assert not o.valid and o.why.startswith("the walk through the target is stopped in the clean world"), (
+        o.why
+    )
+    o = _try(b, V.Variation(), lenient=False)
+    assert o.ok and o.clean.detail.startswith("walked 3.00 m of 3.00 m"), (o.why, o.clean)
+
+
+# the plan of concourse_east_gates before walks through were taken across a thin target: from
+# (5.0, -1.0), 24 deg off the row of ticket gates, at gates_e_4 (1.0 x 0.2 m, 0.4 m gaps)
+OBLIQUE_GATE_WALK = [
+    ("turn", (("degrees", 29.1),)),
+    *[("move", (("direction", "forward"), ("distance_m", m))) for m in (4.0, 4.0, 2.3)],
+    ("turn", (("degrees", 36.5),)),
+    ("look", (("degrees", 24.5),)),
+    ("mark", ()),
+    ("move", (("direction", "forward"), ("distance_m", 3.92))),
+    ("turn", (("degrees", 135.0),)),
+]
+
+
+def test_a_walk_that_slides_past_the_gate_in_the_clean_world_never_shows_it_blocking(tmp_path):
+    """Walked into obliquely, the solid gate turns the agent aside along its face and it goes on
+    3.45 m of 3.92 m, about as far as through the gate without collision: the self-check must not
+    read that as the gate blocking (it did), and a variation doing it is no evidence.  The plan
+    now walks across the row, face on, and the gate stops the clean walk after 1.2 m."""
+    from wac.validation.bundlecheck import check_bundle
+
+    b = _task_bundle(tmp_path, "concourse_east_gates")
+    steps = [Step(a, kw) for a, kw in OBLIQUE_GATE_WALK]
+    res = check_bundle(b.path, steps=steps)
+    assert not res.passed and any("goes on past gates_e_4" in r for r in res.reasons), res.reasons
+    task, plan = b.task(), b.plan()
+    # as a variation: the walk at the gate (action 6) ends against the next gate, not this one
+    o = V.differential(b.path, task, plan, steps, V.Repositioning(walk_in=range(6, 7)), 0, lenient=True)
+    assert not o.valid and o.why == "the way to the target is blocked by gates_e_5", o.why
+    res = check_bundle(b.path)
+    assert res.passed and res.clean.detail.startswith("blocked: moved 1.2"), (res.reasons, res.clean)
 
 
 def test_a_light_object_knocked_over_alike_in_both_worlds_is_no_anomaly_in_the_clean_one(tmp_path):
