@@ -22,7 +22,7 @@ from wac.bundle.model import AGENT_STEP_M
 from wac.bundle.transforms import rotation
 from wac.compiler.anomalies import Lowered
 from wac.compiler.validate import Grid
-from wac.compiler.walk_room import WALK_PAST_M, WALKED_OBSERVABLES, across, walk_blocked
+from wac.compiler.walk_room import WALK_PAST_M, WALKED_OBSERVABLES, across, crossing, walk_blocked
 from wac.errors import PlanError  # noqa: F401 - re-exported
 from wac.taxonomy.registry import PLAN_KINDS, registry
 
@@ -332,6 +332,12 @@ def _make_plan(
         box = (fx - 0.2, fy - 0.2, fx + 0.2, fy + 0.2)
         tz = fz
     tx, ty = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    others = None  # the solids a walk through the target may run into, and their index
+    if kind in WALK_PAST_M and observable in WALKED_OBSERVABLES:
+        solids = [fp for oid, fp in grid.solids.items() if focus is None or oid != focus.id]
+        others = (solids, shapely.STRtree(solids))
+        if focus is not None:  # a long target is crossed where the walk has room (a sign on a fence)
+            tx, ty = crossing(grid, expl, focus, (tx, ty), box, kind, others, DISTANCES[kind])
     aim_x, aim_y = tx, ty
     if focus is not None and low.hints.aim == "ground":
         # the evidence lies on the ground around the target (its shadow): aim at the base, and for a
@@ -434,10 +440,6 @@ def _make_plan(
     }.get(kind, [clear])
 
     refused: dict[str, str] = {}  # why the cheapest candidate was passed over
-    others = None  # the solids a walk through the target may run into, and their index
-    if kind in WALK_PAST_M and observable in WALKED_OBSERVABLES:
-        solids = [fp for oid, fp in grid.solids.items() if focus is None or oid != focus.id]
-        others = (solids, shapely.STRtree(solids))
 
     def first(tier, ok) -> int | None:
         """The cheapest candidate of `tier` whose view is `ok`."""

@@ -28,6 +28,51 @@ WALKED_OBSERVABLES = ("blocked_distance", "displacement_through")
 CROSSING_M = 0.05  # a solid this close to a walk's line lies across it and stops the walk
 
 
+def crossing(
+    grid: Grid, expl: B.Exploration, o: B.SceneObject, centre, box, kind: str, others, dist
+) -> tuple:
+    """Where to walk through the long, thin target `o`: its centre if a walk across it there has
+    room, else the point nearest the centre along its length (steps of 0.4 m, keeping the agent's
+    radius from its ends) where one has, from either side; the centre when none has (the planner
+    then says why).  A sign fixed to the middle of a fence keeps its collision: walk through the
+    fence beside it."""
+    face = across(o)
+    if face is None:
+        return centre
+    fp = footprint(o)
+    long = (-face[1], face[0])
+    half = max(abs((x - centre[0]) * long[0] + (y - centre[1]) * long[1]) for x, y in fp.exterior.coords)
+    back = (dist[0] + dist[1]) / 2 + 0.5  # a viewpoint in the middle of the plan kind's distances
+
+    def room(p, clear: float) -> bool:
+        return any(
+            not walk_blocked(
+                grid,
+                expl,
+                (p[0] + sd * face[0] * back, p[1] + sd * face[1] * back),
+                p,
+                box,
+                kind,
+                others,
+                clear,
+            )
+            for sd in (1.0, -1.0)
+        )
+
+    if room(centre, CROSSING_M):
+        return centre
+    offsets = np.arange(0.4, max(0.0, half - expl.agent_radius_m - 0.1) + 1e-9, 0.4)
+    points = [
+        (centre[0] + long[0] * v, centre[1] + long[1] * v)
+        for v in sorted({*offsets, *-offsets}, key=lambda v: (abs(v), v))
+    ]
+    for clear in (expl.agent_radius_m, CROSSING_M):  # clear of what stands beside the way, if it can be
+        for p in points:
+            if room(p, clear):
+                return float(p[0]), float(p[1])
+    return centre
+
+
 def across(o: B.SceneObject) -> tuple[float, float] | None:
     """The horizontal direction straight across a long, thin object's footprint (1.5 times longer
     than wide, like an invisible wall's face), None for a compact one: a walk through a row of
@@ -44,7 +89,9 @@ def across(o: B.SceneObject) -> tuple[float, float] | None:
     return float(n[0]), float(n[1])
 
 
-def walk_blocked(grid: Grid, expl: B.Exploration, pos, target, box, kind: str, others) -> str:
+def walk_blocked(
+    grid: Grid, expl: B.Exploration, pos, target, box, kind: str, others, clear: float = CROSSING_M
+) -> str:
     """Why a walk of plan kind `kind` from `pos` straight through `target` cannot show its anomaly
     ("" if it can); `others`: the footprints of the fixed solids but the target, and their index.
 
@@ -52,8 +99,8 @@ def walk_blocked(grid: Grid, expl: B.Exploration, pos, target, box, kind: str, o
     through (an opened door, a path across an invisible wall) it must cover that length but the last
     `PASSED_SLACK_M`; where it walks into a solid whose collision is removed (walk_through) it must get
     `CROSSED_SHARE` of it, or stop inside the target (a wardrobe against a wall).  It stops where it
-    leaves the exploration area, or a radius short of a solid across its line (one beside the line
-    is brushed past); stopping sooner is a plan that proves nothing."""
+    leaves the exploration area, or a radius short of a solid across its line, within `clear` of it
+    (one farther beside the line is brushed past); stopping sooner is a plan that proves nothing."""
     solids, tree = others
     r = expl.agent_radius_m
     d = math.dist(pos, target)
@@ -68,8 +115,8 @@ def walk_blocked(grid: Grid, expl: B.Exploration, pos, target, box, kind: str, o
         stop, why = float(s[np.argmax(out)]), "leaves the exploration area"
     pts = shapely.points(xs, ys)
     line = shapely.LineString([pos, (xs[-1], ys[-1])])
-    for k in tree.query(line, predicate="dwithin", distance=CROSSING_M):
-        hit = shapely.dwithin(solids[k], pts, CROSSING_M)
+    for k in tree.query(line, predicate="dwithin", distance=clear):
+        hit = shapely.dwithin(solids[k], pts, clear)
         if hit.any() and s[np.argmax(hit)] - r < stop:
             stop, why = max(0.0, float(s[np.argmax(hit)]) - r), "runs into a solid"
     if not why:

@@ -142,3 +142,25 @@ def test_a_walk_into_a_solid_without_collision_may_end_inside_it(project, tmp_pa
     screen = 'screen: box size (0.1, 1.2, 2) at (2.85, 2) material wood { name "screen" }'
     (d,) = _build_shed(project, tmp_path, _shed(8, screen), "remove_collision screen").diagnostics
     assert d.code == "E534" and "no room to walk through the screen" in d.message, d.render()
+
+
+def test_a_fence_is_walked_through_beside_the_sign_fixed_to_its_middle(project, tmp_path):
+    # the sign keeps its collision when the fence loses its own: the walk crosses the fence clear
+    # of it, and the self-check sees the perturbed walk go through
+    from wac.validation.bundlecheck import check_bundle
+
+    plan = _plan(
+        project,
+        tmp_path,
+        """
+    task t on yard {
+        sign_1: box size (0.6, 0.2, 0.4) at (0, 0, 0.6) attached_to fence_3 { name "sign" }
+        anomaly remove_collision fence_3
+    }
+    """,
+    )
+    cx, cy, _ = plan["target_point"]
+    assert abs(cy) < 1e-6 and 0.6 <= abs(cx) <= 1.7, plan["target_point"]  # the sign spans x -0.3..0.3
+    assert abs(plan["view_point"][0] - cx) < 0.2, plan["view_point"]  # face on: across the fence
+    res = check_bundle(tmp_path / "b" / "t")
+    assert res.passed, res.reasons
