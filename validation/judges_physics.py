@@ -306,7 +306,7 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
             else "the walk does not cross the hole's area",
         )
     an = anchor(task)
-    if any(isinstance(e, SetMechanism) and e.mechanism == "through_walls" for e in an.effects):
+    if _reaches_through_walls(an):
         uses = [r for r in run.steps if r.action.action == "interact"]
         names = {object_spec(task, t).name for t in an.targets if object_spec(task, t) is not None}
         # interaction texts name no result (runtime/perception.py): read the target's state instead
@@ -403,6 +403,12 @@ def judge_through_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Readi
     )
 
 
+def _reaches_through_walls(an) -> bool:
+    """Whether the anomaly lets interactions reach through walls (interact_through): its evidence is
+    an interaction, not a walk."""
+    return any(isinstance(e, SetMechanism) and e.mechanism == "through_walls" for e in an.effects)
+
+
 def went_past(run: Run, task: CompiledTask) -> str | None:
     """The target a walk through it went on past without crossing it (None if it did not): it
     covered `CROSSED_SHARE` of its distance, as a crossing would, beside the target's box."""
@@ -411,7 +417,7 @@ def went_past(run: Run, task: CompiledTask) -> str | None:
     an = anchor(task)
     if mv is None or (hole is not None and hole[0] == "add_hole"):
         return None
-    if any(isinstance(e, SetMechanism) and e.mechanism == "through_walls" for e in an.effects):
+    if _reaches_through_walls(an):
         return None
     if mv.moved_m < CROSSED_SHARE * float(mv.action.kwargs["distance_m"]):
         return None

@@ -371,16 +371,16 @@ def _walk_stopped(clean, rep: Repositioning, task, plan) -> str:
         slack = PASSED_SLACK_M if walk_in and passes else 0.05
         if r.action.action != "move" or r.moved_m >= float(r.action.kwargs["distance_m"]) - slack:
             continue  # not a walk, or not stopped
+        met = {a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)  # what it stopped against
         if walk_in and passes:
-            hit = ", ".join(sorted({a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts))) or (
-                "the edge of the exploration area" if "edge of the area" in r.outcome else "an obstacle"
-            )
+            edge = "the edge of the exploration area" if "edge of the area" in r.outcome else "an obstacle"
+            by = ", ".join(sorted(met)) or edge
             return (
-                f"the walk through the target is stopped in the clean world after {r.moved_m:.2f} m, by {hit}"
+                f"the walk through the target is stopped in the clean world after {r.moved_m:.2f} m, by {by}"
             )
         if _touching(r, task) & targets or walk_in and _target_moved(clean):
             continue  # stopped against the target, or after shoving it ahead (it moved)
-        hit = ", ".join(sorted(({a[1] for a in r.ahead if len(a) > 1 and a[1]} | set(r.contacts)) - targets))
+        hit = ", ".join(sorted(met - targets))
         if not walk_in:
             return (
                 f"a walk of the plan is cut short: {r.action.text()} stopped after {r.moved_m:.2f} m "
