@@ -199,11 +199,16 @@ def dump_object(o: B.SceneObject, docs: dict[int, tuple[B.SceneObject, dict]]) -
     return doc
 
 
+# every package whose code the compiler's passes run (the detectors judge the clean and perturbed
+# worlds; `wac` itself for its errors), checked against the import graph by tests/test_layers.py
+DIGESTED = ("wac", "wac.grammar", "wac.compiler", "wac.bundle", "wac.taxonomy", "wac.detectors")
+
+
 @lru_cache(maxsize=1)
 def compiler_digest() -> str:
     """Hash of wac's own code and data: a new compiler invalidates the build cache."""
     h = hashlib.sha256(__version__.encode())
-    for pkg in ("wac.compiler", "wac.bundle", "wac.taxonomy", "wac.grammar"):
+    for pkg in DIGESTED:
         root = resources.files(pkg)
         for entry in sorted(_walk(root), key=lambda e: str(e)):
             h.update(str(entry).split(pkg.split(".")[-1], 1)[-1].encode())

@@ -12,11 +12,17 @@ barrel made of stone"): a scene description lists many objects with their materi
 Terms that describe the clean target itself (its id words, prefab kind and clean materials:
 "the wooden crate" is no give-away for a material swap) and a few words that describe clean
 scenes as often as defects (`GENERIC`) are not counted.
+
+Text in another language (a task's `language de`) is matched by `find_foreign_giveaways` with the
+nouns and terms of `compiler/lexicon.py`: lower-case words without accents, stems that match word
+beginnings (and, in German, the inside of compounds).  The texts come here normalised
+(`compiler/textnorm.py`), so look-alike letters and invisible characters are already undone.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -266,3 +272,111 @@ def find_terms(texts: Iterable[tuple[str, str, bool]], terms: Iterable[str]) -> 
     generic = {words(g) for g in GENERIC}
     phrases = {p: raw for p, raw in _phrases(terms).items() if p not in generic}
     return _scan(texts, lambda ws: next((("", raw) for p, raw in phrases.items() if _find(ws, p)), None))
+
+
+def head_noun(name: str) -> str:
+    """The word a name is about: the last one, or the one before `of` (`bag of grain` -> `bag`)."""
+    raw = [w.lower() for w in _WORD_RE.findall(name) if not w.isdigit()]
+    if not raw:
+        return ""
+    return raw[raw.index("of") - 1] if "of" in raw[1:] else raw[-1]
+
+
+# -- other languages (compiler/lexicon.py) ------------------------------------------------------
+
+_LETTERS_RE = re.compile(r"[^\W\d_]+")
+_SHORT_ENDINGS = ("", "e", "en", "n", "s", "es", "er")  # inflections a stem of <= 3 letters may take
+
+# In a language that glues compounds, a noun of 4 letters or more names its thing inside a longer
+# word ("Weinfass", "Holzkiste"); a defect term needs 5 ("freischwebend"), since short ones hide in
+# unrelated words ("luck" in "glücklich").
+NOUN_INSIDE, TERM_INSIDE = 4, 5
+
+
+@lru_cache(maxsize=1 << 16)
+def foreign_words(text: str) -> tuple[str, ...]:
+    """The words of a text lower-case and without accents (`Säcke` -> `sacke`, `Straße` -> `strasse`),
+    as the lexicon writes them."""
+    folded = unicodedata.normalize("NFD", text.casefold())
+    return tuple(_LETTERS_RE.findall("".join(c for c in folded if not unicodedata.combining(c))))
+
+
+def stems(item: str) -> tuple[str, ...]:
+    """A lexicon entry or a name as a phrase of stems."""
+    return foreign_words(item)
+
+
+@dataclass(frozen=True)
+class ForeignTarget:
+    """One anomaly's target names and defect terms in a language of `compiler/lexicon.py`."""
+
+    names: tuple[tuple[tuple[str, ...], str], ...]  # (phrase of stems, the name to report)
+    terms: tuple[tuple[tuple[str, ...], str], ...]  # (phrase of stems, the term as written)
+    adjacent: tuple[tuple[tuple[str, ...], str], ...] = ()  # material terms: only beside the name
+
+
+def _stem_matches(word: str, stem_: str, inside: int) -> bool:
+    """Whether `word` is `stem_` inflected, or (for stems of `inside` letters or more, in a language
+    that glues compounds) holds it inside."""
+    if len(stem_) <= 3:
+        return any(word == stem_ + e for e in _SHORT_ENDINGS)
+    return word.startswith(stem_) or (0 < inside <= len(stem_) and stem_ in word)
+
+
+def _find_stems(ws: tuple[str, ...], phrase: tuple[str, ...], inside: int) -> list[range]:
+    n = len(phrase)
+    inside = inside if n == 1 else 0
+    return [
+        range(i, i + n)
+        for i in range(len(ws) - n + 1)
+        if all(_stem_matches(ws[i + k], phrase[k], inside) for k in range(n))
+    ]
+
+
+def find_foreign_giveaways(
+    texts: Iterable[tuple[str, str, bool]], targets: Iterable[ForeignTarget], compounds: bool
+) -> list[Finding]:
+    """Like `find_giveaways`, for text in another language: sentences naming a target (by a noun
+    of the lexicon or a name as written) together with a defect term of its category."""
+    targets = tuple(targets)
+
+    def match(ws: tuple[str, ...]) -> tuple[str, str] | None:
+        for t in targets:
+            for nphrase, name in t.names:
+                for nr in _find_stems(ws, nphrase, NOUN_INSIDE if compounds else 0):
+                    for tphrase, term in t.terms + t.adjacent:
+                        near = (tphrase, term) in t.adjacent
+                        for tr in _find_stems(ws, tphrase, TERM_INSIDE if compounds else 0):
+                            if not set(nr).isdisjoint(tr):
+                                continue
+                            if near and not (
+                                nr.start - 2 <= tr.start < nr.start or nr.stop <= tr.start <= nr.stop + 2
+                            ):
+                                continue
+                            return name, " ".join(ws[tr.start : tr.stop])  # as the sentence says it
+        return None
+
+    found = []
+    for where, text, whole in texts:
+        for sent in sentences(text, whole):
+            hit = match(foreign_words(sent))
+            if hit:
+                found.append(Finding(where, sent, *hit))
+    return found
+
+
+def find_foreign_names(
+    texts: Iterable[tuple[str, str, bool]], names: Iterable[tuple[tuple[str, ...], str]], compounds: bool
+) -> list[Finding]:
+    """Sentences that name, in another language, an object only the perturbed world has."""
+    names = tuple(names)
+    found = []
+    for where, text, whole in texts:
+        for sent in sentences(text, whole):
+            ws = foreign_words(sent)
+            hit = next(
+                (shown for p, shown in names if _find_stems(ws, p, NOUN_INSIDE if compounds else 0)), None
+            )
+            if hit:
+                found.append(Finding(where, sent, hit, ""))
+    return found

@@ -37,18 +37,19 @@ from wac.compiler.anomalies import lower_anomalies
 from wac.compiler.assemble import build_world
 from wac.compiler.diagnostics import Collector, Diagnostic, cached, did_you_mean, replayed
 from wac.compiler.emit import Output, bundle_files, compiler_digest, index_entry, read_cache, write_bundle
-from wac.compiler.honesty import check_benign, check_giveaway
+from wac.compiler.honesty import check_benign, check_giveaway, check_target_names
 from wac.compiler.layout import Layout, Materials
 from wac.compiler.lower import Lowered3, lower_task
 from wac.compiler.outdir import bundle_intact, intact, locked
 from wac.compiler.part_split import split_halves
 from wac.compiler.perturbed import check_perturbed
-from wac.compiler.plan import PlanError, make_plan
+from wac.compiler.plan import PlanError, make_plan, over_budget
 from wac.compiler.resolve import Loader, discover
 from wac.compiler.seal import add_mapping, seal
 from wac.compiler.start_view import check_start_view
 from wac.compiler.symmetry import check_visible_change
 from wac.compiler.validate import check_clean, check_start, walkable_grid
+from wac.compiler.world_alone import check_benign_category, check_clean_world, check_evident
 
 
 @dataclass
@@ -89,6 +90,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     if built is None or diag:
         return None
     check_clean(built, diag, task.span, loader.memo)  # 5. check
+    check_clean_world(built, diag, task.span, loader.memo)  # 5. the clean world holds no anomaly
     grid = walkable_grid(built, loader.memo)
     check_start(built, grid, diag, task.span, loader.memo)
     if diag:
@@ -119,8 +121,13 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     if diag or any(x is None for x in lowered):
         return None
     check_benign(built, anomalies, lowered, diag)
+    check_target_names(scene_decl, anomalies, lowered, built, diag)  # E545
     check_perturbed(built, lowered, lambda low: low.span, diag)
     check_visible_change(built, lowered, layout.materials.used, diag)
+    if diag:
+        return None
+    check_benign_category(built, lowered, diag, loader.memo)  # 6c. evident in its own world, alone
+    check_evident(built, lowered, layout.materials.used, grid, lambda low: low.span, diag, loader.memo)
     if diag:
         return None
     targets = [t for low in lowered for t in low.targets if t in built.objects]
@@ -156,13 +163,8 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
         diag.error("E534", str(exc), anomalies[0].span, exc.hint)
         return None
     if plan.actions_needed > built.exploration.budget_actions:
-        diag.error(
-            "E535",
-            f"exposing the anomaly takes {plan.actions_needed} actions, more than the budget of "
-            f"{built.exploration.budget_actions}",
-            anomalies[0].span,
-            "start closer to the target or raise `budget`",
-        )
+        message, hint = over_budget(plan, built.exploration.budget_actions)
+        diag.error("E535", message, anomalies[0].span, hint)
         return None
     others = []  # a multi-anomaly task self-checks every anomaly, each with its own plan
     for i, (low, a) in enumerate(zip(lowered[1:], anomalies[1:], strict=True), start=1):

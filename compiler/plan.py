@@ -21,13 +21,24 @@ from wac.bundle.actions import MAX_MOVE_M
 from wac.bundle.model import AGENT_STEP_M
 from wac.bundle.transforms import rotation
 from wac.compiler.anomalies import Lowered
+from wac.compiler.plan_steps import LEAVE_MARGIN_M, _exposing, _free_run, leave_walk
 from wac.compiler.validate import Grid
-from wac.compiler.walk_room import WALK_PAST_M, WALKED_OBSERVABLES, across, crossing, walk_blocked
+from wac.compiler.view_why import no_room, out_of_reach, unseen
+from wac.compiler.views import EYE_M, _hidden, _seen, aim_of, faces_turned_to, unburied, view_band
+from wac.compiler.walk_room import (
+    CROSSING_M,
+    WALK_PAST_M,
+    WALKED_OBSERVABLES,
+    across,
+    crossing,
+    walk_blocked,
+)
 from wac.errors import PlanError  # noqa: F401 - re-exported
 from wac.taxonomy.registry import PLAN_KINDS, registry
 
-EYE_M = 1.6
-
+# plan kinds whose evidence needs the agent's reach (the crosshair's ray, a walk into the target):
+# any solid in the way stops it, a glass pane too
+REACH_KINDS = ("interact", "interact_walk", "push")
 # plan kind -> (closest, farthest) viewing distance from the target's edge
 DISTANCES = {
     "view": (1.5, 4.0),
@@ -147,56 +158,6 @@ def _graph(grid: Grid) -> csr_matrix:
     )
 
 
-def _line_of_sight(grid: Grid, a, b, target_box, tz: float | None = None) -> bool:
-    """No solid footprint between a and b (in plan); over uneven ground also no surface above the
-    sight line from the eye at a (on the surface there) to the height `tz` at b."""
-    dist = math.dist(a, b)
-    n = max(2, int(dist / (grid.cell / 2)))
-    eye = EYE_M + grid.height_at(*a)
-    for k in range(1, n):
-        x = a[0] + (b[0] - a[0]) * k / n
-        y = a[1] + (b[1] - a[1]) * k / n
-        if (
-            target_box[0] - 0.6 <= x <= target_box[2] + 0.6
-            and target_box[1] - 0.6 <= y <= target_box[3] + 0.6
-        ):
-            return True
-        i, j = grid.cell_of(x, y)
-        if 0 <= i < grid.occupancy.shape[0] and 0 <= j < grid.occupancy.shape[1] and grid.occupancy[i, j]:
-            return False
-        if grid.height is not None and tz is not None and grid.height_at(x, y) > eye + (tz - eye) * k / n:
-            return False
-    return True
-
-
-def _hidden(grid: Grid, a, b, target_box, tz: float) -> bool:
-    """A solid standing between a and b rises above the sight lines from the eye at a to the target's
-    middle (height `tz`), to both of its sides and 0.5 m beyond them: the target is hidden there, not
-    just grazed by a wall's end (what an occluded view needs).  Exact footprints, not the grid: a
-    thin wall's end is where an occluded view most often goes wrong."""
-    d = math.dist(a, b) or 1.0
-    half = max(target_box[2] - target_box[0], target_box[3] - target_box[1]) / 2
-    across = ((b[1] - a[1]) / d, -(b[0] - a[0]) / d)
-    ends = [(b[0] + across[0] * f, b[1] + across[1] * f) for f in (0.0, half, -half, half + 0.5, -half - 0.5)]
-    return all(_sight_blocked(grid, a, e, target_box, tz) for e in ends)
-
-
-def _sight_blocked(grid: Grid, a, b, target_box, tz: float) -> bool:
-    near = shapely.box(target_box[0] - 0.6, target_box[1] - 0.6, target_box[2] + 0.6, target_box[3] + 0.6)
-    line = shapely.LineString([a, b]).difference(near)  # the target's own footprint does not hide it
-    if line.is_empty or not len(grid.standing):
-        return False
-    eye = EYE_M + grid.height_at(*a)
-    d = math.dist(a, b)
-    for k in np.nonzero(shapely.intersects(grid.standing, line))[0]:
-        inter = shapely.intersection(grid.standing[k], line)
-        for x, y in shapely.get_coordinates(inter):
-            t = math.dist(a, (x, y)) / d
-            if grid.standing_top[k] > eye + (tz - eye) * t:
-                return True
-    return False
-
-
 def _edge_distance(box, x, y) -> float:
     dx = max(box[0] - x, 0.0, x - box[2])
     dy = max(box[1] - y, 0.0, y - box[3])
@@ -262,8 +223,10 @@ def make_plan(
     keep_clear: tuple[tuple[float, float, float, float], ...] = (),
 ) -> B.SelfCheckPlan:
     """The self-check plan.  Its walk and viewpoint keep the agent's radius + `DYNAMIC_CLEARANCE_M`
-    from the `keep_clear` boxes (dynamic objects: brushing one moves it, a second change) where the
-    area allows; otherwise it plans on the plain walkable grid."""
+    from the `keep_clear` boxes (dynamic objects: brushing one moves it, a second change) and from
+    where the anomaly puts things (`_new_places`) where the area allows; otherwise it plans on the
+    plain walkable grid."""
+    keep_clear = tuple(keep_clear) + _new_places(low)
     views = SPIN_VIEWS if _spin_axis(low) is not None else SPIN_VIEWS[-1:]
     for view in views[:-1]:
         try:
@@ -271,6 +234,49 @@ def make_plan(
         except PlanError:
             pass
     return _plan_on(task_id, low, expl, grid, memo, keep_clear, views[-1])
+
+
+def over_budget(plan: B.SelfCheckPlan, budget: int) -> tuple[str, str]:
+    """E535's message and hint: of the plan's actions, how many walk to the viewpoint (and how far)
+    and how many expose the anomaly there, so the author knows whether a closer start helps."""
+    at = next((i for i, s in enumerate(plan.steps) if s.caption), len(plan.steps))
+    walk = sum(1 for s in plan.steps[:at] if s.action != "mark")
+    metres = sum(float(s.args.get("distance_m", 0.0)) for s in plan.steps[:at] if s.action == "move")
+    there = plan.actions_needed - walk
+    n = plan.actions_needed
+    message = (
+        f"exposing the anomaly takes {n} actions, more than the budget of {budget}: {walk} to walk {metres:.1f} m "
+        f"to the viewpoint" + (f" and {there} there" if there else "")
+    )
+    if there >= budget:
+        return message, f"raise `budget` to {n}: the actions at the viewpoint alone take {there}"
+    return message, f"start closer to the target (the walk takes {walk} actions) or raise `budget` to {n}"
+
+
+def _tried(cost: np.ndarray, cheapest: int = 400, spread: int = 200) -> np.ndarray:
+    """The candidates a view test tries, in order: the `cheapest` by cost, then `spread` more drawn
+    evenly from the rest (a view from the far side of the target, when the near side sees nothing),
+    those of infinite cost left out."""
+    order = np.argsort(cost, kind="stable")
+    order = order[: int(np.isfinite(cost).sum())]
+    rest = order[cheapest:]
+    return np.concatenate([order[:cheapest], rest[:: max(1, len(rest) // spread)]])
+
+
+def _new_places(low: Lowered) -> tuple[tuple[float, float, float, float], ...]:
+    """The ground boxes of what the anomaly puts somewhere in the perturbed world: its target at the
+    place it moves to, the objects it adds.  A viewpoint there stands inside the change, and the
+    runtime holds back a change that would appear on screen."""
+    o, out = low.focus, []
+    for e in low.effects:
+        if isinstance(e, B.SetPose) and e.position is not None and o is not None and e.target == o.id:
+            dx, dy = e.position[0] - o.position[0], e.position[1] - o.position[1]
+            if abs(dx) + abs(dy) > 1e-6:
+                out.append((o.aabb_min[0] + dx, o.aabb_min[1] + dy, o.aabb_max[0] + dx, o.aabb_max[1] + dy))
+        elif isinstance(e, B.AddObject):
+            n = e.object
+            out.append((n.aabb_min[0], n.aabb_min[1], n.aabb_max[0], n.aabb_max[1]))
+    return tuple(out)
 
 
 def _plan_on(task_id, low, expl, grid, memo, keep_clear, view: str) -> B.SelfCheckPlan:
@@ -367,13 +373,16 @@ def _make_plan(
             view_point=expl.start.position,
             target_point=(tx, ty, tz),
         )
-    lo, hi = DISTANCES[kind]
+    lo, near, hi, far = view_band(kind, focus, *DISTANCES[kind])
     if kind == "near_far" and low.trigger.kind == B.TriggerKind.within and low.trigger.distance_m:
         hi = min(hi, low.trigger.distance_m * 0.8)
         lo = min(lo, hi * 0.6)
     if low.trigger.kind == B.TriggerKind.leave:  # the viewpoint arms it: inside the enter distance
         hi = min(hi, (low.trigger.enter_m or B.TRIGGER_DEFAULTS.enter_m) * 0.8)
         lo = min(lo, hi * 0.6)
+        far = 0.0
+    if low.trigger.seen_within_m:  # a sighting arms it only this near (revisit, look_away)
+        far = min(far, low.trigger.seen_within_m - 0.5)
     h, w = grid.reach.shape
     ii, jj = np.nonzero(grid.reach)
     if len(ii) == 0:
@@ -387,6 +396,7 @@ def _make_plan(
     edge = np.hypot(dx, dy)
     cand = (edge >= lo) & (edge <= hi)
     direction, either_side = _preferred_direction(kind, low, spin_view)
+    facing = np.ones_like(cand)  # the cells in the preferred direction, where one is kept to
     tiers = [cand]
     if direction is not None:
         vx, vy = cx - tx, cy - ty
@@ -401,16 +411,20 @@ def _make_plan(
         if aligned.any():
             # an invisible wall's face is a preference: where columns hide it, any clear view will do
             tiers = [aligned, cand] if _invisible_wall(low) is not None else [aligned]
+            facing = (np.abs(cos) if either_side else cos) > math.cos(math.radians(25))
             cand = aligned
         elif spin_view != "any" and _spin_axis(low) is not None:  # SPIN_VIEWS: relax, then try again
             raise PlanError("no reachable point faces the turning part", "")
-    if not cand.any():
-        near = edge.min() if len(edge) else float("inf")
-        raise PlanError(
-            f"the target cannot be reached: the closest reachable point is {near:.1f} m from it",
-            "the path from the start is blocked, or the target lies outside the bounds; "
-            "move the start, the target or the bounds",
-        )
+        elif not either_side and (cand & (cos > 0.1)).any():  # at least the side the direction points to
+            facing = cos > 0.1
+            tiers = [cand & facing, cand]
+    if near < hi:  # a small target from where it fills enough of the frame first
+        tiers = [t & (edge <= near) for t in tiers] + tiers
+    if far > hi:  # a target hidden from near by what it stands on (a roof's edge) is seen from farther
+        tiers.append((edge > hi) & (edge <= far) & facing)
+    if not any(t.any() for t in tiers):
+        k = int(np.argmin(edge))
+        raise out_of_reach(grid, low, box, (cx[k], cy[k]), float(edge[k]), kind)
     start_idx = grid.start[0] * w + grid.start[1]
     cells = (grid.reach.tobytes(), grid.reach.shape, None if grid.height is None else grid.height.tobytes())
     key = ("paths", start_idx, *cells)
@@ -431,36 +445,63 @@ def _make_plan(
     # solid in between, or any view (occluded_view); a view through a solid prefers one that hides the
     # whole target (the anomaly draws it through the solid), and takes any view after
     target = (tx, ty)
-    clear = lambda k: _line_of_sight(grid, (cx[k], cy[k]), target, box, tz)  # noqa: E731
+    named = aim_of(low, box, (tx, ty, tz))  # what the messages name
+    aim = unburied(named, grid)
+    if aim.normals is not None:  # a changed part: only the cells its free faces turn to can see it
+        turned = faces_turned_to(
+            aim, cx, cy, EYE_M + (grid.height[ii, jj] if grid.height is not None else 0.0)
+        )
+        tiers = [t & turned for t in tiers]
+    clear = lambda k: _seen(grid, (cx[k], cy[k]), aim, box, through_glass=False)  # noqa: E731
+    whole = lambda k: _seen(grid, (cx[k], cy[k]), aim, box, through_glass=False, share=1.0)  # noqa: E731
+    # a view of the whole target first, then of most of it (a post before a long fence); glass hides
+    # nothing from the auditor, but the self-check's segmentation draws it opaque: a view with no
+    # pane in the way first; a reach (interact, push) goes through no pane at all
+    through = lambda k: _seen(grid, (cx[k], cy[k]), aim, box)  # noqa: E731
     anywhere = lambda k: True  # noqa: E731
     views = {
-        "interact_blocked": [lambda k: not clear(k)],
+        "interact_blocked": [lambda k: not clear(k)],  # a pane stops a reach as a wall does
         "occluded_view": [anywhere],
-        "view_through": [lambda k: _hidden(grid, (cx[k], cy[k]), target, box, tz), anywhere],
-    }.get(kind, [clear])
+        "view_through": [lambda k: _hidden(grid, (cx[k], cy[k]), target, box, tz, aim.skip), anywhere],
+    }.get(kind, [whole, clear] if kind in REACH_KINDS else [whole, clear, through])
 
     refused: dict[str, str] = {}  # why the cheapest candidate was passed over
+    room: list[tuple[float, float]] = []  # (room, room needed) of viewpoints too cramped to step away
 
-    def first(tier, ok) -> int | None:
-        """The cheapest candidate of `tier` whose view is `ok`."""
-        for k in np.argsort(np.where(tier, cost, np.inf), kind="stable")[:400]:
-            if not tier[k] or not np.isfinite(cost[k]):
-                return None
+    def first(tier, ok, clear_m: float = CROSSING_M) -> int | None:
+        """The cheapest candidate of `tier` whose view is `ok` (and whose walk through the target passes
+        what stands beside it `clear_m` clear)."""
+        for k in _tried(np.where(tier, cost, np.inf)):
             if others is not None:  # there must be room to walk on past the target
-                why = walk_blocked(grid, expl, (cx[k], cy[k]), target, box, kind, others)
+                why = walk_blocked(grid, expl, (cx[k], cy[k]), target, box, kind, others, clear_m)
                 if why:
-                    refused.setdefault("walk", f"from ({cx[k]:.1f}, {cy[k]:.1f}) the walk {why}")
+                    if clear_m == CROSSING_M:  # the reason of the last, most lenient pass
+                        refused.setdefault("walk", f"from ({cx[k]:.1f}, {cy[k]:.1f}) the walk {why}")
                     continue
+            if not ok(k):
+                continue
             if kind == "near_far":  # there must be room to step back past the trigger's distance
                 threshold = low.trigger.distance_m or 6.0
                 away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
-                if _free_run(grid, (cx[k], cy[k]), away) < threshold + 1.0 - edge[k]:
+                run = _free_run(grid, (cx[k], cy[k]), away)
+                if run < threshold + 1.0 - edge[k]:
+                    room.append((run, threshold + 1.0 - edge[k]))
                     continue
-            if ok(k):
-                return k
+            if low.trigger.kind == B.TriggerKind.leave and low.trigger.exit_m:  # room to walk away
+                facing = math.degrees(math.atan2(ty - cy[k], tx - cx[k]))
+                _, walk, reach = leave_walk(grid, (cx[k], cy[k]), facing, box, low.trigger.exit_m, edge[k])
+                if not walk:
+                    room.append((reach, low.trigger.exit_m + LEAVE_MARGIN_M))
+                    continue
+            return k
         return None
 
-    chosen = next((k for ok in views for tier in tiers if (k := first(tier, ok)) is not None), None)
+    # a walk through the target that keeps the agent's radius from what stands beside it first: one that
+    # brushes past a pot may be stopped by it
+    clears = (expl.agent_radius_m, CROSSING_M) if others is not None else (CROSSING_M,)
+    chosen = next(
+        (k for ok in views for c in clears for tier in tiers if (k := first(tier, ok, c)) is not None), None
+    )
     if chosen is None and kind == "interact_blocked":
         raise PlanError(
             "no reachable point within reach of the target has an obstacle between it and the target",
@@ -473,13 +514,16 @@ def _make_plan(
             "the far side needs walkable room inside the bounds (a room, a yard, open ground behind it); "
             "widen the bounds, clear the far side, or pick a target the agent can walk through",
         )
+    if chosen is None and room:
+        raise no_room(low, focus, room, float(edge.max()))
     if chosen is None:
-        raise PlanError(
-            "the target cannot be reached: no reachable point has a clear view of it",
-            "obstacles cut the start off from the target; move the start or open a way",
-        )
+        tried = np.logical_or.reduce(tiers)
+        order = np.argsort(np.where(tried, cost, np.inf), kind="stable")[: int(tried.sum())]
+        far_hi = float(edge[tried].max())
+        eyes = [(cx[k], cy[k]) for k in order]
+        raise unseen(grid, low, named, box, eyes, lo, max(hi, far_hi), kind in REACH_KINDS)
     armed_by_sight = low.trigger.kind != B.TriggerKind.leave  # a leave trigger arms by distance alone
-    if kind == "revisit" and armed_by_sight and _in_view_at_start(grid, expl, low, box, (tx, ty, tz)):
+    if kind == "revisit" and armed_by_sight and _in_view_at_start(grid, expl, low, box, (tx, ty, tz), aim):
         # the trigger is armed by the first sighting: a walk that turns away would fire it before the
         # "before" view, so the target already in view is observed (and left) from the start
         chosen = None
@@ -537,7 +581,7 @@ START_HFOV_DEG = 90.0  # the agent's field of view (runtime default)
 START_VFOV_DEG = 2 * math.degrees(math.atan(math.tan(math.radians(START_HFOV_DEG / 2)) * 0.75))  # 4:3 frame
 
 
-def _in_view_at_start(grid: Grid, expl: B.Exploration, low: Lowered, box, centre) -> bool:
+def _in_view_at_start(grid: Grid, expl: B.Exploration, low: Lowered, box, centre, aim) -> bool:
     """Whether the target's centre is well inside the start view, close enough to count as seen by
     its trigger."""
     sx, sy = expl.start.position
@@ -551,202 +595,7 @@ def _in_view_at_start(grid: Grid, expl: B.Exploration, low: Lowered, box, centre
     seen_within = low.trigger.seen_within_m or B.TRIGGER_DEFAULTS.seen_within_m
     if _edge_distance(box, sx, sy) > seen_within:
         return False
-    return _line_of_sight(grid, (sx, sy), (cx, cy), box)
-
-
-def _free_run(grid: Grid, pos: tuple[float, float], heading_deg: float, limit: float = 30.0) -> float:
-    """How far the agent can walk from `pos` along a heading over reachable cells."""
-    h = math.radians(heading_deg)
-    d = 0.0
-    while d < limit:
-        x, y = pos[0] + math.cos(h) * (d + 0.1), pos[1] + math.sin(h) * (d + 0.1)
-        i, j = grid.cell_of(x, y)
-        if not (0 <= i < grid.reach.shape[0] and 0 <= j < grid.reach.shape[1]) or not grid.reach[i, j]:
-            break
-        d += 0.1
-    return max(0.0, d - 0.3)  # keep clear of whatever stops the run
-
-
-def _moves(distance: float, direction: str, caption: str = "") -> list[B.PlanStep]:
-    out = []
-    left = distance
-    while left > 1e-6:
-        m = min(MAX_MOVE_M, left)
-        out.append(
-            B.PlanStep(action="move", args={"distance_m": round(max(0.3, m), 2), "direction": direction})
-        )
-        left -= m
-    if out and caption:
-        out[-1] = out[-1].model_copy(update={"caption": caption})
-    return out
-
-
-def _waits(seconds: float, caption: str = "") -> list[B.PlanStep]:
-    out = []
-    left = seconds
-    while left > 1e-6:
-        w = min(5.0, left)
-        out.append(B.PlanStep(action="wait", args={"seconds": round(max(0.5, w), 1)}))
-        left -= w
-    if out and caption:
-        out[-1] = out[-1].model_copy(update={"caption": caption})
-    return out
-
-
-def _period(low: Lowered) -> float:
-    if low.trigger.period_s:
-        return low.trigger.period_s
-    periodic = B.SetFlicker | B.SetDayNight | B.SetAnimation
-    return next((e.period_s for e in low.effects if isinstance(e, periodic) and e.period_s), 2.0)
-
-
-def _exposing(
-    kind: str, low: Lowered, name: str, dist: float, grid: Grid, pos, yaw: float, edge: float
-) -> list[B.PlanStep]:
-    """The actions that expose the anomaly; `dist` is to the target's centre, `edge` to its bounds
-    (distance triggers measure to the bounds, horizontally)."""
-    trig = low.trigger
-    mark = lambda caption: B.PlanStep(action="mark", caption=caption)  # noqa: E731
-    if kind in ("view", "view_side", "occluded_view", "view_through"):
-        return [mark(f"View the {name} from about {dist:.1f} m.")]
-    if kind == "walk_through":
-        return [
-            mark(f"Before moving, face the {name}."),
-            B.PlanStep(
-                action="move",
-                args={
-                    "distance_m": round(min(MAX_MOVE_M, dist + WALK_PAST_M[kind]), 2),
-                    "direction": "forward",
-                },
-                caption=f"Walk forward through the {name}, with no turn or detour.",
-            ),
-            B.PlanStep(
-                action="turn", args={"degrees": 135.0}, caption=f"Turn 135 deg to look back at the {name}."
-            ),
-        ]
-    if kind == "walk_along":
-        return [
-            mark("Face the clear way ahead."),
-            B.PlanStep(
-                action="move",
-                args={
-                    "distance_m": round(min(MAX_MOVE_M, dist + WALK_PAST_M[kind]), 2),
-                    "direction": "forward",
-                },
-                caption="Attempt to walk forward; compare the commanded and actual distance.",
-            ),
-        ]
-    if kind == "push":
-        return [
-            mark(f"Before contact: the {name} at rest."),
-            B.PlanStep(
-                action="move",
-                args={"distance_m": round(min(MAX_MOVE_M, dist + 0.5), 2), "direction": "forward"},
-                caption=f"Walk into the {name}.",
-            ),
-            B.PlanStep(action="move", args={"distance_m": 1.5, "direction": "back"}, caption="Step back."),
-            B.PlanStep(action="wait", args={"seconds": 2.0}, caption=f"Watch how the {name} settles."),
-        ]
-    if kind == "revisit":
-        out = [mark(f"Before leaving: observe the {name} and its surroundings.")]
-        if trig.kind == B.TriggerKind.leave and trig.exit_m:
-            need = trig.exit_m + 1.0 - edge
-            headings = [180.0, 135.0, -135.0, 90.0, -90.0, 45.0, -45.0]
-            runs = {t: _free_run(grid, pos, yaw + t) for t in headings}
-            turn = max(headings, key=lambda t: (runs[t] >= need, runs[t]))
-            if runs[turn] < need:
-                raise PlanError(
-                    f"there is no room to walk {trig.exit_m:g} m away from the target",
-                    "lower the trigger's `exit` distance or widen the bounds",
-                )
-            out += [B.PlanStep(action="turn", args={"degrees": -turn}, caption="Turn away.")]
-            out += _moves(max(0.3, need), "forward", "Walk away from the area.")
-            out += _moves(max(0.3, need), "back", "Walk back to the viewpoint.")
-            out += [B.PlanStep(action="turn", args={"degrees": turn}, caption="Face the place again.")]
-            out.append(mark(f"After leaving and returning: inspect the {name}'s place again."))
-            return out
-        out.append(B.PlanStep(action="turn", args={"degrees": 180.0}, caption="Turn away."))
-        if trig.kind == B.TriggerKind.after and trig.after_s:
-            out += _waits(trig.after_s + 0.5, "Wait while looking elsewhere.")
-        elif trig.kind == B.TriggerKind.revisit:
-            out += _waits(max(2.0, (trig.away_s or 0.0) + 0.5), "Wait while looking elsewhere.")
-        else:
-            out += _waits(2.0)
-        out.append(B.PlanStep(action="turn", args={"degrees": 180.0}, caption="Turn back."))
-        out.append(mark(f"After looking away and back: inspect the {name}'s place again."))
-        return out
-    if kind == "watch":
-        half = max(0.5, _period(low) / 2)  # a state toggling every period shows two states in three marks
-        return (
-            [mark(f"Observe the {name}.")]
-            + _waits(half, "Wait and watch.")
-            + [mark(f"Observe the {name} again.")]
-            + _waits(half, "Wait and watch.")
-            + [mark(f"Observe the {name} a third time.")]
-        )
-    if kind == "near_far":
-        threshold = trig.distance_m if trig.distance_m else 6.0
-        back = max(1.0, threshold + 1.0 - edge)
-        room = _free_run(grid, pos, yaw + 180.0)
-        if room < back:
-            raise PlanError(
-                f"there is no room to step back beyond {threshold:g} m from the target "
-                f"(only {room:.1f} m behind the nearest good viewpoint)",
-                "use a shorter distance in the trigger, or give the area more room",
-            )
-        return (
-            [mark(f"Observe the {name} at the near viewpoint.")]
-            + _moves(back, "back", "From farther away, compare it with fixed references.")
-            + [mark(f"Observe the {name} from farther away.")]
-            + _moves(back, "forward", "Restore the near viewpoint.")
-            + [mark(f"Observe the {name} near again.")]
-        )
-    if kind == "interact_walk":
-        open_time = low.focus.open_time_s if low.focus is not None else 1.0
-        return [
-            mark(f"Before interacting: face the closed {name}."),
-            B.PlanStep(action="interact", caption=f"Open the {name}."),
-            B.PlanStep(
-                action="wait",
-                args={"seconds": round(min(5.0, max(0.5, open_time + 0.5)), 1)},
-                caption=f"The {name} after its opening time.",
-            ),
-            B.PlanStep(
-                action="move",
-                args={
-                    "distance_m": round(min(MAX_MOVE_M, dist + WALK_PAST_M[kind]), 2),
-                    "direction": "forward",
-                },
-                caption="Walk forward through the doorway; compare the commanded and actual distance.",
-            ),
-        ]
-    if kind == "interact_blocked":
-        return [
-            mark(f"Face the {name} with the obstacle in between."),
-            B.PlanStep(action="interact", caption=f"Interact with the {name} through the obstacle."),
-            B.PlanStep(action="wait", args={"seconds": 2.0}, caption="Watch for a response."),
-        ]
-    if kind == "view_sides":
-        return [
-            mark(f"View the {name} from this side."),
-            B.PlanStep(
-                action="move",
-                args={"distance_m": 1.0, "direction": "back"},
-                caption=f"Step back and view the {name} again.",
-            ),
-        ]
-    if kind == "interact":
-        wait = 3.0
-        if low.hints.respond_after_s:  # a mechanism that answers late (autoclose, delay): wait for it
-            wait = min(5.0, low.hints.respond_after_s + 1.5)
-        return [
-            mark(f"Before interacting: the {name}."),
-            B.PlanStep(action="interact", caption=f"Interact with the {name}."),
-            B.PlanStep(
-                action="wait", args={"seconds": round(wait, 1)}, caption="Wait and watch the response."
-            ),
-        ]
-    raise ValueError(f"plan kind {kind!r} has no exposing actions")  # PLAN_KINDS and this function disagree
+    return _seen(grid, (sx, sy), aim, box)
 
 
 def _expect(low: Lowered) -> str:

@@ -31,6 +31,21 @@ def _quantity(spec, name: str, value) -> str:
     return str(value)
 
 
+SHAPES = frozenset({"box", "cylinder", "sphere", "capsule", "cone", "wedge", "mesh"})
+
+
+def _plain_names(o: B.SceneObject) -> tuple[str, ...]:
+    """What an observer may also call it: the head noun of its name ("red car" -> "car") and the
+    prefab it is built from ("car"), which is what it looks like whatever the author named it."""
+    words = o.name.lower().split()
+    out = []
+    if len(words) > 1 and len(words[-1]) >= 3 and "of" not in words:
+        out.append(words[-1])
+    if o.prefab and o.prefab not in SHAPES:
+        out.append(o.prefab.replace("_", " "))
+    return tuple(out)
+
+
 def entry(low: Lowered, objects: dict[str, B.SceneObject], anchor: bool = True) -> B.RubricEntry:
     reg = registry()
     cat = reg.category(low.category)
@@ -39,7 +54,7 @@ def entry(low: Lowered, objects: dict[str, B.SceneObject], anchor: bool = True) 
     for tid in low.targets:
         o = objects.get(tid) or next((n for n in low.new_objects if n.id == tid), None)
         if o is not None:
-            names.extend([o.name, *o.synonyms])
+            names.extend([o.name, *o.synonyms, *_plain_names(o)])
     words = _Words({k: _quantity(low.spec, k, v) for k, v in low.params.items()})
     words.update(low.words)
     if focus is not None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# First and last year of each era (the norms' table); anachronism checks compare these.
+from wac.taxonomy.norms import ERA_YEARS  # noqa: F401
+
 # Value types.  Units: length m|cm|mm (bare = m); angle deg|rad (required);
 # duration s|ms (required); speed m/s; rate deg/s; mass kg|g (required).
 LENGTH = "length"
@@ -57,15 +60,6 @@ def _c(key: str, type_: str, doc: str, choices: tuple[str, ...] = (), lo=None, h
 
 SCENE_TYPES = ("indoor", "urban", "historical", "industrial", "natural")
 ERAS = ("any", "prehistoric", "ancient", "medieval", "early_modern", "industrial", "modern")
-# First and last year of each era; anachronism checks compare these.
-ERA_YEARS = {
-    "prehistoric": (-100000, -3000),
-    "ancient": (-3000, 500),
-    "medieval": (500, 1500),
-    "early_modern": (1500, 1800),
-    "industrial": (1800, 1945),
-    "modern": (1945, 2100),
-}
 INTERACTIONS = ("open", "toggle", "push", "pick_up")
 SHAPES = ("box", "cylinder", "sphere", "capsule", "cone", "wedge", "mesh")
 
@@ -94,7 +88,8 @@ OBJECT_CLAUSES = (
         _c(
             "attached_to",
             OBJECT,
-            "set into or fixed to this object (a window in a wall, a sign on a post): they may overlap",
+            "fixed to this object (a picture on a wall, a sign on a post): it must touch it, and may sit up "
+            "to 5 cm into it",
         ),
         _c("scale", SCALE, "uniform factor or (fx, fy, fz)", lo=0.01, hi=100),
         _c("name", STRING, "human name used in rubrics and reports (default: the prefab's)"),
@@ -305,6 +300,12 @@ SCENE_STATEMENTS = (
         example='description "A medieval village market with stalls and grain sacks."',
     ),
     Statement("type", "scene type", (("type", ENUM),), example="type historical"),
+    Statement(
+        "language",
+        "the language of the description and the object names (ISO 639-1; default `en`)",
+        (("code", WORD),),
+        example="language de",
+    ),
     Statement("era", "historical era of the scene", (("era", WORD),), example="era medieval"),
     Statement(
         "environment",
@@ -398,6 +399,12 @@ TASK_STATEMENTS = (
         "anomaly-type hint shown to the auditor (default: the category's name)",
         (("text", STRING),),
         example='hint "Missing support / floating"',
+    ),
+    Statement(
+        "language",
+        "the language of what the auditor reads: description, hint (ISO 639-1; default: the scene's)",
+        (("code", WORD),),
+        example="language fr",
     ),
     Statement("difficulty", "expected difficulty", (("level", ENUM),), example="difficulty medium"),
     Statement("tags", "free tags", (("tags", WORDS),), example="tags [demo, market]"),

@@ -1,10 +1,8 @@
-"""Pass 5, check the clean world: nothing floats or interpenetrates, the start is sound,
-and the walkable grid shows what the agent can reach.
+"""Pass 5, check the clean world: its declarations hold (E503), the start is sound, and the
+walkable grid shows what the agent can reach.  What the clean world holds (nothing floats,
+interpenetrates or is otherwise anomalous) is the detectors' (`compiler/world_alone.py`).
 
-Pairs of objects are found with a broad phase (shapely's STRtree over the objects' ground
-boxes), so a scene of n objects costs about n log n, not n²; interpenetration of the
-candidate pairs then uses trimesh's collision manager (FCL) on the solid parts' meshes;
-reachability rasterises solid footprints (inflated by the agent's radius) onto a grid
+Reachability rasterises solid footprints (inflated by the agent's radius) onto a grid
 inside the bounds polygon and labels its connected components with scipy.  Walkable objects
 (stairs, ramps) are surfaces rather than obstacles: their tops give the cells heights, and cells
 connect only a step apart (`_connect`).
@@ -13,25 +11,25 @@ connect only a step apart (`_connect`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import shapely
 from scipy import ndimage
 from shapely import contains_xy
-from shapely.geometry import MultiPoint, Point, Polygon
+from shapely.geometry import MultiPolygon, Point, Polygon
 
 from wac.bundle import model as B
 from wac.bundle.model import AGENT_SLOPE_DEG, AGENT_STEP_M
 from wac.bundle.terrain import height as terrain_height
 from wac.bundle.terrain import height_range
-from wac.bundle.transforms import part_corners_world, wedge_mesh
 from wac.compiler.assemble import Built
 from wac.compiler.diagnostics import Collector
+from wac.compiler.sight import Sight, hull, posed_corners
+from wac.compiler.sight import build as build_sight
+from wac.compiler.sight import combine as combine_sight
+from wac.detectors.geometry import TOUCH_M, near_pairs, object_meshes, penetration  # noqa: F401  (re-exported)
 
 CELL_M = 0.2
-TOUCH_M = 0.015  # objects closer than this touch (and can support one another)
-PENETRATION_M = 0.02  # deeper overlaps between solids are errors
 STEP_M = 0.08  # the agent rolls over solids lower than this (it climbs only walkable ones: ramps, stairs)
 AGENT_TOP_M = 1.8  # and walks under solids higher than this
 
@@ -46,17 +44,19 @@ class Grid:
     free: np.ndarray  # bool, walkable and inside the bounds
     reach: np.ndarray  # bool, connected to the start
     start: tuple[int, int]
-    occupancy: np.ndarray  # bool, cells covered by solid footprints (not inflated): for line of sight
+    occupancy: np.ndarray  # bool, cells covered by solid footprints (not inflated; the views use `sight`)
     # height of the surface the agent stands on in each cell (walkable objects' tops); None: flat
     height: np.ndarray | None = None
-    # footprints of the solids standing on the ground (walls, not lintels) and their tops' z: below its
-    # top such a solid hides what is behind it (an occluded view's test, `plan._hidden`)
-    standing: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
-    standing_top: np.ndarray = field(default_factory=lambda: np.empty(0))
     # the footprints of the fixed solids that stop the agent (walkable ones are surfaces, dynamic ones
     # are shoved), by object id: a walk through one asks whether the others leave it room
     # (`walk_room.walk_blocked`)
     solids: dict = field(default_factory=dict)
+    # the drawn, opaque parts of the clean world as prisms: what hides a target from a viewpoint
+    # (`plan._seen`, `plan._hidden`)
+    sight: Sight = field(default_factory=Sight)
+    # the doors that start closed and open when used: the agent may open them, the self-check plan
+    # walks as if they were walls (`view_why` names one that shuts the start off)
+    doors: frozenset = frozenset()
 
     def height_at(self, x: float, y: float) -> float:
         if self.height is None:
@@ -77,26 +77,22 @@ class Grid:
         return self.x0 + (j + 0.5) * self.cell, self.y0 + (i + 0.5) * self.cell
 
 
-def footprint(obj: B.SceneObject, solid_only: bool = True, ground: float = 0.0) -> Polygon | None:
+def footprint(
+    obj: B.SceneObject, solid_only: bool = True, ground: float = 0.0
+) -> Polygon | MultiPolygon | None:
     """The object's outline on the ground: with `solid_only`, of its solid parts between a kerb's
-    and the agent's height above `ground` (the height of the ground under it)."""
-    pts = [
-        part_corners_world(p, obj.position, obj.rotation_deg, obj.scale)
-        for p in obj.parts
-        if p.solid or not solid_only
-    ]
+    and the agent's height above `ground` (the height of the ground under it).  The union of the
+    parts' outlines, each posed as the clean world starts (`sight.posed_corners`), not their common
+    hull: the agent walks between a shelter's posts and through the jambs of a door that stands
+    open, past its swung panel."""
+    pts = [posed_corners(obj, p) for p in obj.parts if p.solid or not solid_only]
     lo, hi = ground + STEP_M, ground + AGENT_TOP_M
     pts = [p for p in pts if (p[:, 2].max() > lo and p[:, 2].min() < hi)] if solid_only else pts
     if not pts:
         return None
-    hull = MultiPoint(np.vstack(pts)[:, :2]).convex_hull
-    return hull if isinstance(hull, Polygon) else hull.buffer(0.02)
-
-
-def _overlap(a: B.SceneObject, b: B.SceneObject, margin: float) -> bool:
-    return all(
-        a.aabb_min[k] < b.aabb_max[k] - margin and b.aabb_min[k] < a.aabb_max[k] - margin for k in range(3)
-    )
+    if len(pts) == 1:
+        return hull(pts[0])
+    return shapely.union_all([hull(p) for p in pts])
 
 
 def _touch(a: B.SceneObject, b: B.SceneObject) -> bool:
@@ -106,210 +102,17 @@ def _touch(a: B.SceneObject, b: B.SceneObject) -> bool:
     )
 
 
-@lru_cache(maxsize=4096)
-def _primitive_mesh(shape: str, size: tuple[float, float, float]):
-    import trimesh
-
-    sx, sy, sz = size
-    if shape == "box" or shape == "mesh":
-        m = trimesh.creation.box(extents=size)
-    elif shape in ("cylinder", "capsule"):
-        m = trimesh.creation.cylinder(radius=sx / 2, height=sz, sections=16)
-    elif shape == "cone":
-        m = trimesh.creation.cone(radius=sx / 2, height=sz, sections=16)
-        m.apply_translation((0, 0, -sz / 2))
-    elif shape == "wedge":
-        return wedge_mesh(sx, sy, sz)
-    else:
-        m = trimesh.creation.icosphere(subdivisions=1, radius=sx / 2)
-    m.apply_translation((0, 0, sz / 2))
-    return m
-
-
-def object_meshes(obj: B.SceneObject):
-    """(part id, world-space mesh) for each solid part; meshes use their bounding boxes."""
-    return [(pid, m) for pid, m, _ in _solid_meshes(obj)]
-
-
-def _solid_meshes(obj: B.SceneObject):
-    """(part id, world-space mesh, convex?) for each solid part.  Convexity is the primitive's,
-    tested once per shape and size: a rotation, a scale and a translation keep a shape convex, and
-    testing every placed copy again was most of the clean-scene check's time."""
-    from wac.bundle.transforms import rotation
-
-    out = []
-    for p in obj.parts:
-        if not p.solid:
-            continue
-        primitive = _primitive_mesh(p.shape, tuple(p.size))
-        m = primitive.copy()
-        verts = m.vertices @ rotation(*p.rotation_deg).T + np.asarray(p.position)
-        verts = (verts * np.asarray(obj.scale)) @ rotation(*obj.rotation_deg).T + np.asarray(obj.position)
-        m.vertices = verts
-        out.append((p.id, m, primitive.is_convex))
-    return out
-
-
-def _collision_manager(obj: B.SceneObject):
-    """An FCL broad phase over the object's solid parts (and the geometries it must keep alive)."""
-    import fcl
-    from trimesh.collision import mesh_to_BVH, mesh_to_convex
-
-    geoms = [mesh_to_convex(m) if convex else mesh_to_BVH(m) for _, m, convex in _solid_meshes(obj)]
-    objects = [fcl.CollisionObject(g, fcl.Transform()) for g in geoms]
-    manager = fcl.DynamicAABBTreeCollisionManager()
-    manager.registerObjects(objects)
-    manager.setup()
-    return manager, (geoms, objects)
-
-
-def _every_contact(o1, o2, cdata) -> bool:
-    """FCL's callback, never stopping early (its default stops at the first colliding pair)."""
-    import fcl
-
-    fcl.collide(o1, o2, cdata.request, cdata.result)
-    return False
-
-
-def penetration(a: B.SceneObject, b: B.SceneObject) -> float:
-    """Deepest interpenetration between two objects' solid parts (0 if they do not overlap)."""
-    import fcl
-
-    ma, keep_a = _collision_manager(a)
-    mb, keep_b = _collision_manager(b)
-    request = fcl.CollisionRequest(num_max_contacts=100000, enable_contact=True)
-    data = fcl.CollisionData(request=request)
-    ma.collide(mb, data, _every_contact)
-    if not data.result.is_collision:
-        return 0.0
-    return max((c.penetration_depth for c in data.result.contacts), default=0.0)
-
-
 def check_clean(built: Built, diag: Collector, span, memo: dict | None = None) -> None:
-    """Nothing in the clean scene floats or interpenetrates (benign objects excepted).
-
-    The scene's own objects are checked once per build (`memo`); each task then checks
-    only the objects it declares itself.
-    """
-    if memo is None:
-        _check_clean(built, diag, span, None)
-        return
-    key = ("clean", built.scene_key)
-    if key not in memo:
-        scene_diag = Collector()
-        _check_clean(
-            built,
-            scene_diag,
-            span,
-            frozenset(o.id for o in built.scene.objects if o.id not in built.task_local),
-        )
-        memo[key] = tuple(scene_diag.items)
-    diag.items.extend(memo[key])
-    if built.task_local:
-        _check_clean(built, diag, span, built.task_local, pairs_with=True)
-
-
-def near_pairs(objects, gap: float) -> list[tuple[int, int]]:
-    """Index pairs (i < j) of objects whose bounding boxes are at most `gap` apart on every axis.
-
-    The broad phase of the clean-scene check: an STRtree over the ground boxes, then the
-    heights compared; callers test the candidates exactly.
-    """
-    if len(objects) < 2:
-        return []
-    lo = np.array([o.aabb_min for o in objects], dtype=float)
-    hi = np.array([o.aabb_max for o in objects], dtype=float)
-    half = gap / 2 + 1e-9
-    boxes = shapely.box(lo[:, 0] - half, lo[:, 1] - half, hi[:, 0] + half, hi[:, 1] + half)
-    a, b = shapely.STRtree(boxes).query(boxes, predicate="intersects")
-    keep = a < b
-    a, b = a[keep], b[keep]
-    keep = (lo[a, 2] <= hi[b, 2] + gap + 1e-9) & (lo[b, 2] <= hi[a, 2] + gap + 1e-9)
-    return sorted(zip(a[keep].tolist(), b[keep].tolist(), strict=True))
-
-
-def _below(o: B.SceneObject, objects) -> tuple[B.SceneObject, float] | None:
-    """The object right beneath `o` (its ground box overlapping o's) and the gap to its top."""
-    best = None
-    for other in objects:
-        if other.id == o.id or other.aabb_max[2] > o.aabb_min[2] + TOUCH_M:
-            continue
-        if all(other.aabb_min[k] < o.aabb_max[k] and o.aabb_min[k] < other.aabb_max[k] for k in (0, 1)):
-            gap = o.aabb_min[2] - other.aabb_max[2]
-            if best is None or gap < best[1]:
-                best = (other, gap)
-    return best
-
-
-def _check_clean(
-    built: Built, diag: Collector, span, only: frozenset[str] | None, pairs_with: bool = False
-) -> None:
-    benign = {b.object for b in built.scene.benign}
-    everything = built.scene.objects
-    pairs = near_pairs(everything, TOUCH_M)
-    touching: set[int] = {
-        i for pair in pairs for i in pair if _touch(everything[pair[0]], everything[pair[1]])
-    }
-    floating = []
-    for i, o in enumerate(everything):
-        if only is not None and o.id not in only:
-            continue
+    """Declarations the clean world cannot honour: an `attached_to` naming no object (E503).  What
+    the clean world holds (floating, interpenetrating and every other category) is judged from the
+    built world by the detectors: `world_alone.check_clean_world`."""
+    for o in built.scene.objects:
         if o.attached_to is not None and o.attached_to not in built.objects:
             thing = built.things.get(o.id)
             diag.error(
                 "E503",
                 f"`{o.id}` is attached to unknown object `{o.attached_to}`",
                 thing.span if thing else span,
-            )
-        if o.id in benign or o.aabb_min[2] <= _ground_top(built.scene.ground, o) + TOUCH_M:
-            continue
-        if o.support is not None or o.attached_to is not None:
-            continue
-        if i in touching:
-            continue
-        floating.append(o)
-    for o in floating:
-        thing = built.things.get(o.id)
-        under = _below(o, everything)
-        if under is None:
-            diag.error(
-                "E501",
-                f"`{o.id}` floats {o.aabb_min[2]:.2f} m above the ground in the clean scene",
-                thing.span if thing else span,
-                "put it on the ground (drop the z coordinate), rest it `on` another object, or mark it `benign`",
-            )
-        else:
-            other, gap = under
-            diag.error(
-                "E501",
-                f"`{o.id}` floats {gap:.2f} m above `{other.id}` beneath it in the clean scene "
-                f"({o.aabb_min[2]:.2f} m above the ground)",
-                thing.span if thing else span,
-                f"rest it on that object (`on {other.id}`), lower it by {gap:.2f} m, or mark it `benign`",
-            )
-    for i, j in pairs:
-        a, b = everything[i], everything[j]
-        if not (a.solid and b.solid):
-            continue
-        if a.id in benign or b.id in benign:
-            continue
-        if only is not None:
-            if pairs_with and a.id not in only and b.id not in only:
-                continue
-            if not pairs_with and (a.id not in only or b.id not in only):
-                continue
-        if b.id in (a.support, a.attached_to) or a.id in (b.support, b.attached_to):
-            continue
-        if not _overlap(a, b, PENETRATION_M):
-            continue
-        depth = penetration(a, b)
-        if depth > PENETRATION_M:
-            thing = built.things.get(b.id) or built.things.get(a.id)
-            diag.error(
-                "E502",
-                f"`{a.id}` and `{b.id}` interpenetrate by {depth:.2f} m in the clean scene",
-                thing.span if thing else span,
-                f"move one of them apart, declare `attached_to {a.id}` on {b.id} if it is set into it, or mark one `benign`",
             )
 
 
@@ -345,33 +148,6 @@ def footprints(built: Built, memo: dict | None) -> dict[str, Polygon | None]:
         }
     )
     return out
-
-
-STANDING_M = 0.3  # an object whose bottom is this close to the ground stands on it (a wall, not a lintel)
-
-
-def _standing(built: Built, memo: dict | None) -> tuple[np.ndarray, np.ndarray]:
-    """The footprints of the solid objects that stand on the ground, and their tops' z; the scene's
-    are found once per build, the task's added."""
-    fps = footprints(built, memo)
-    g = built.scene.ground
-
-    def stands(i: str) -> bool:
-        return (
-            fps.get(i) is not None
-            and built.objects[i].aabb_min[2] - _ground_under(g, built.objects[i]) <= STANDING_M
-        )
-
-    key = ("standing", built.scene_key)
-    scene = memo.get(key) if memo is not None else None
-    if scene is None:
-        scene = [o.id for o in built.scene.objects if o.id not in built.task_local and stands(o.id)]
-        if memo is not None:
-            memo[key] = scene
-    ids = scene + [i for i in sorted(built.task_local) if stands(i)]
-    return np.array([fps[i] for i in ids], dtype=object), np.array(
-        [built.objects[i].aabb_max[2] for i in ids]
-    )
 
 
 def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
@@ -418,10 +194,37 @@ def walkable_grid(built: Built, memo: dict | None = None) -> Grid:
     reach = np.zeros_like(free)
     if 0 <= si < ny and 0 <= sj < nx and free[si, sj]:
         reach = labels == labels[si, sj]
-    standing, tops = _standing(built, memo)
     return Grid(
-        minx, miny, CELL_M, free, reach, (si, sj), occupied, height, standing, tops, _solids(built, memo)
+        minx,
+        miny,
+        CELL_M,
+        free,
+        reach,
+        (si, sj),
+        occupied,
+        height,
+        _solids(built, memo),
+        _sight(built, memo),
+        frozenset(
+            o.id
+            for o in built.objects.values()
+            if not o.open and B.Interaction.open in o.interactions and any(p.hinge for p in o.parts)
+        ),
     )
+
+
+def _sight(built: Built, memo: dict | None) -> Sight:
+    """`Grid.sight`: the scene's prisms found once per build, with the task's objects added."""
+    key = ("sight", built.scene_key)
+    scene = memo.get(key) if memo is not None else None
+    mats = built.scene.materials
+    if scene is None:
+        scene = build_sight([o for o in built.scene.objects if o.id not in built.task_local], mats)
+        if memo is not None:
+            memo[key] = scene
+    if not built.task_local:
+        return scene
+    return combine_sight(scene, build_sight([built.objects[i] for i in sorted(built.task_local)], mats))
 
 
 def _solids(built: Built, memo: dict | None) -> dict:

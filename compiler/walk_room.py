@@ -41,7 +41,9 @@ def crossing(
         return centre
     fp = footprint(o)
     long = (-face[1], face[0])
-    half = max(abs((x - centre[0]) * long[0] + (y - centre[1]) * long[1]) for x, y in fp.exterior.coords)
+    half = max(
+        abs((x - centre[0]) * long[0] + (y - centre[1]) * long[1]) for x, y in shapely.get_coordinates(fp)
+    )
     back = (dist[0] + dist[1]) / 2 + 0.5  # a viewpoint in the middle of the plan kind's distances
 
     def room(p, clear: float) -> bool:

@@ -1,30 +1,44 @@
 """The perturbed world's anomalies at run time: when each trigger fires, and what firing does.
 
 `AnomalyTriggers` is the part of `WorldEnv` (runtime/env.py) that runs the task's anomalies: each
-control tick it takes the percepts a trigger needs (the agent's distance to the target, whether any
-of the target can be on screen, contact, interaction), updates the trigger, and on a transition
-applies the anomaly's effects (`runtime/effects.py`) or undoes them and logs a `TriggerEvent`.  The
-effects are the bundle's; nothing here knows the compiler's operators.
+control tick it takes the percepts a trigger needs (the agent's distance to the target, whether the
+target is on screen, contact, interaction), updates the trigger, and on a transition applies the
+anomaly's effects (`runtime/effects.py`) or undoes them and logs a `TriggerEvent`.  The effects are
+the bundle's; nothing here knows the compiler's operators.
+
+"On screen" is decided by pixels, as the self-check judges a watched change
+(`wac.bundle.onscreen.WATCH_PX`): the target's pixels in a small segmentation render of what the
+agent's camera shows (`render_probe.ViewProbe`), occluders in front included.  The target is what
+the change touches: the anomaly's targets, drawn whether they are shown now or not (a hidden object's
+place still shows), an object it adds (drawn where it will appear), a target at the pose the change
+will give it (a crate that jumps sideways into the view is watched), and the box of a hole or an
+invisible wall.  Only triggers that wait for the target to be out of view pay for it, and only on
+the ticks where the answer can change their course (`TriggerState.needs_view`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from wac.bundle import model as B
 from wac.bundle.model import TriggerKind
+from wac.bundle.onscreen import on_screen
 
 from . import effects as fx
-from .geometry import box_grid, corner_points
+from .render_probe import Probe
 from .triggers import Percept, TriggerEvent, TriggerState
+from .world import ObjectState, PartState
 
-VIEW_RANGE_M = 60.0
-MAX_VIEW_RAYS = 48  # rays cast per in-view test of a target's box grid
+VIEW_RANGE_M = 60.0  # how far the self-check's visibility measure looks (validation/judges_view.py)
 # effects that place an object: under a static anomaly it is frozen where they put it
 PLACEMENTS = (B.SetPose, B.SetPartPose, B.AddObject)
+# effects that change where an object is drawn: its new place is part of the target's
+REPOSES = (B.SetPose, B.SetPartPose, B.SetAppearance)
 
 
 @dataclass
@@ -43,6 +57,12 @@ class AnomalyTriggers:
     `physics`, `camera()`, view size, `anomalies`, `sim_time`, `steps`, `events` and `recorder`)."""
 
     anomalies: list[LiveAnomaly]
+    _switch_listeners: tuple[Callable[[LiveAnomaly, bool], None], ...] = ()
+
+    def add_switch_listener(self, fn: Callable[[LiveAnomaly, bool], None]) -> None:
+        """Call `fn(anomaly, on)` just before an anomaly's effects are applied (on) or undone: the
+        world as it was before the change (checks measure the target there; agents never see it)."""
+        self._switch_listeners = (*self._switch_listeners, fn)
 
     def _freeze_overlaps(self) -> None:
         """Freeze simulated objects that a static anomaly made interpenetrate a frozen one (push_into)."""
@@ -89,45 +109,43 @@ class AnomalyTriggers:
                 return self.world.aabb(self.world.objects[eff.target])
         return None
 
-    def target_in_view(self, an: LiveAnomaly, box=None) -> bool:
-        """Whether any of the target can be on screen: sample points of its box (its centre and
-        inner corners first; then a grid over the whole box, for a long or tall target whose
-        centre is off screen while an end is not) inside the view frustum, with a clear line to
-        the eye or landing on the target."""
-        box = box if box is not None else self._target_box(an)
-        if box is None:
-            return False
-        lo, hi = box
-        c = (lo + hi) / 2
-        inner = [c] + [c + 0.8 * (np.array(k) - c) for k in corner_points(lo, hi)]
-        if self._any_visible(an, inner):
-            return True
-        return self._any_visible(an, box_grid(lo, hi))
+    def target_px(self, an: LiveAnomaly) -> float:
+        """The target's pixels (640x480) in what the agent's camera would show now (module docstring)."""
+        if self.renderer is None:
+            return 0.0
+        return self.renderer.probe_px(self.camera(), self._probe(an))
 
-    def _any_visible(self, an: LiveAnomaly, pts) -> bool:
-        cam = self.camera()
-        eye = np.asarray(cam.eye)
-        f, up = cam.forward(), cam.up()
-        right = np.cross(f, up)
-        th = math.tan(math.radians(self.hfov) / 2)
-        tv = th * self.height / self.width
-        cand = []
-        for p in pts:
-            d = p - eye
-            z = float(d @ f)
-            if z <= 0.05 or np.linalg.norm(d) > VIEW_RANGE_M:
-                continue
-            if abs(float(d @ right)) / z <= th and abs(float(d @ up)) / z <= tv:
-                cand.append(p)
-        if not cand:
-            return False
-        if len(cand) > MAX_VIEW_RAYS:
-            cand = [cand[i] for i in np.linspace(0, len(cand) - 1, MAX_VIEW_RAYS).round().astype(int)]
-        targets = set(an.spec.targets) | {e.target for e in an.spec.effects if e.target}
-        for ref, frac in self.physics.rays([eye] * len(cand), cand):
-            if ref is None or ref.kind == "agent" or (ref.object_id in targets) or frac > 0.97:
-                return True
-        return False
+    def target_in_view(self, an: LiveAnomaly) -> bool:
+        """Whether the auditor can watch the target: at least `WATCH_PX` of its pixels on screen."""
+        return on_screen(self.target_px(an))
+
+    def _probe(self, an: LiveAnomaly) -> Probe:
+        """What counts as the anomaly's target on screen now (module docstring)."""
+        w = self.world
+        objects: list[str] = [t for t in an.spec.targets if t in w.objects]
+        stand_ins: list[ObjectState] = []
+        places = []
+        reposed: dict[str, list] = {}
+        for eff in an.spec.effects:
+            if isinstance(eff, B.AddObject):
+                if eff.object.id in w.objects:
+                    objects.append(eff.object.id)
+                else:
+                    stand_ins.append(_state_of(eff.object))
+            elif isinstance(eff, B.AddHole | B.AddBlocker):
+                c, sz = np.asarray(eff.position, dtype=float), np.asarray(eff.size, dtype=float)
+                places.append(
+                    (tuple(c - [sz[0] / 2, sz[1] / 2, 0]), tuple(c + [sz[0] / 2, sz[1] / 2, sz[2]]))
+                )
+            elif eff.target in w.objects:
+                objects.append(eff.target)
+                if isinstance(eff, REPOSES):
+                    reposed.setdefault(eff.target, []).append(eff)
+        for oid, effs in reposed.items():
+            st = w.objects[oid]
+            # where the switch will draw it: at the effects' pose, or back at its own when undone
+            stand_ins.append(_as_built(st) if an.undos else _reposed(st, effs))
+        return Probe(tuple(dict.fromkeys(objects)), tuple(stand_ins), tuple(places))
 
     def _update_triggers(self) -> None:
         foot = self.physics.agent_position()
@@ -150,22 +168,15 @@ class AnomalyTriggers:
                 dist = float(math.hypot(dx, dy))
             else:
                 dist = math.inf
-            in_view = (
-                self.target_in_view(an, box)
-                if k in (TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after)
-                else False
-            )
+            needed = an.trig.needs_view(self.sim_time, dist)
+            in_view = self.target_in_view(an) if needed else False
             contact = False
             if contacts_needed and k == TriggerKind.contact:
                 contact = any(self.physics.touching(t) for t in an.spec.targets if t in self.world.objects)
             interacted = bool(set(an.spec.targets) & self._interacted)
             pc = Percept(self.sim_time, in_view, dist, (float(foot[0]), float(foot[1])), contact, interacted)
             res = an.trig.update(pc)
-            seen = (
-                in_view
-                if k in (TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after)
-                else None
-            )
+            seen = in_view if needed else None
             if res == "deferred":
                 self._log(an, "deferred", "target in view", True)
             elif res == "on":
@@ -184,6 +195,8 @@ class AnomalyTriggers:
         this tick (computed here, before the change, when the trigger did not need it)."""
         if in_view is None:
             in_view = self.target_in_view(an)
+        for listener in self._switch_listeners:
+            listener(an, on)
         if on:
             ctx = fx.EffectContext(self.world, self.physics, push, self.sim_time)
             if an.undos and an.trig.trigger.kind in (TriggerKind.contact, TriggerKind.interact):
@@ -225,4 +238,58 @@ class AnomalyTriggers:
         return sum(1 for e in self.events if e.anomaly == index and e.event == "fired")
 
 
-__all__ = ["MAX_VIEW_RAYS", "PLACEMENTS", "VIEW_RANGE_M", "AnomalyTriggers", "LiveAnomaly"]
+def _state_of(spec: B.SceneObject) -> ObjectState:
+    """An object's state as `World.add` would make it, outside the world: an added object's stand-in."""
+    parts = {
+        p.id: PartState(p, tuple(p.position), tuple(p.rotation_deg), p.material, p.solid) for p in spec.parts
+    }
+    return ObjectState(
+        spec=spec,
+        index=0,
+        position=np.array(spec.position, dtype=float),
+        rotation_deg=np.array(spec.rotation_deg, dtype=float),
+        scale=np.array(spec.scale, dtype=float),
+        parts=parts,
+    )
+
+
+def _copy_parts(st: ObjectState) -> dict[str, PartState]:
+    return {k: dataclasses.replace(ps) for k, ps in st.parts.items()}
+
+
+def _reposed(st: ObjectState, effects: list) -> ObjectState:
+    """`st` as its pose effects will leave it (the same fields `effects.py` sets), outside the world."""
+    g = dataclasses.replace(st, parts=_copy_parts(st))
+    for eff in effects:
+        if isinstance(eff, B.SetPose):
+            if eff.position is not None:
+                g.position = np.array(eff.position, dtype=float)
+            if eff.rotation_deg is not None:
+                g.rotation_deg = np.array(eff.rotation_deg, dtype=float)
+            if eff.scale is not None:
+                g.scale = np.array(eff.scale, dtype=float)
+        elif isinstance(eff, B.SetPartPose) and eff.part in g.parts:
+            ps = g.parts[eff.part]
+            ps.position = tuple(eff.position) if eff.position is not None else ps.position
+            ps.rotation_deg = tuple(eff.rotation_deg) if eff.rotation_deg is not None else ps.rotation_deg
+        elif isinstance(eff, B.SetAppearance) and eff.scale is not None:
+            g.appearance_scale = np.asarray(eff.scale, dtype=float)
+    return g
+
+
+def _as_built(st: ObjectState) -> ObjectState:
+    """`st` at the pose its bundle gives it: where undoing a pose change draws it again."""
+    g = dataclasses.replace(
+        st,
+        parts=_copy_parts(st),
+        position=np.array(st.spec.position, dtype=float),
+        rotation_deg=np.array(st.spec.rotation_deg, dtype=float),
+        scale=np.array(st.spec.scale, dtype=float),
+        appearance_scale=None,
+    )
+    for ps in g.parts.values():
+        ps.position, ps.rotation_deg = tuple(ps.part.position), tuple(ps.part.rotation_deg)
+    return g
+
+
+__all__ = ["PLACEMENTS", "REPOSES", "VIEW_RANGE_M", "AnomalyTriggers", "LiveAnomaly"]

@@ -12,8 +12,9 @@ and hidden casters.  `render_ids` and `render_depth` are internal: flat-coloured
 (0 = sky, -1 = ground) and metric depth.
 
 The `Renderer` is put together from its parts: `render_scene.SceneActors` (actors from the world's
-objects), `render_lights.Lamps`, `render_shadows.ShadowMaps` (shadow shaders, bakes, twin, ghosts);
-this module sets up their shared VTK state and makes the frames.  `camera.py` holds the `Camera`.
+objects), `render_lights.Lamps`, `render_shadows.ShadowMaps` (shadow shaders, bakes, twin, ghosts),
+`render_probe.ViewProbe` (how many pixels of a trigger's target the camera shows); this module sets
+up their shared VTK state and makes the frames.  `camera.py` holds the `Camera`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from wac.errors import WacError
 from .atmosphere import fogged, tinted
 from .camera import FAR, NEAR, Camera, look_at
 from .render_lights import Lamps
+from .render_probe import ViewProbe
 from .render_scene import ActorGroup, SceneActors, shared_geometry
 from .render_shadows import ShadowMaps
 from .world import World
@@ -54,7 +56,7 @@ def id_color(index: int) -> tuple[float, float, float]:
     return ((v & 255) / 255.0, ((v >> 8) & 255) / 255.0, ((v >> 16) & 255) / 255.0)
 
 
-class Renderer(SceneActors, Lamps, ShadowMaps):
+class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
     """Offscreen VTK renderer bound to one `World`."""
 
     def __init__(
@@ -136,6 +138,8 @@ class Renderer(SceneActors, Lamps, ShadowMaps):
             int, list
         ] = {}  # id(renderer) -> per light: (its object, it lights that object alone)
         self._proxy_key: dict[str, tuple] = {}
+        self._stand_ins: dict[tuple, object] = {}  # probe stand-in actors by pose (render_probe.py)
+        self._actor_bounds: dict[str, tuple] = {}  # object -> (pose key, actors, bounds) (render_probe.py)
         self._sig: dict = {}
         self._ground_day: float | None = None
         self._order_dirty = True

@@ -88,6 +88,25 @@ class TriggerState:
         k = self.trigger.kind
         return k == TriggerKind.always
 
+    def needs_view(self, time: float, distance: float) -> bool:
+        """Whether this tick's `Percept.in_view` can change what `update` does (the runtime renders
+        the target's pixels to know, so it asks only then): a revisit once the target was seen or
+        from within `seen_within`, a look-away likewise, and a leave or after trigger whose fire is
+        due and must wait for the target to be out of view."""
+        tr, k = self.trigger, self.trigger.kind
+        if self.done or k == TriggerKind.always:
+            return False
+        if k in (TriggerKind.revisit, TriggerKind.look_away):
+            near = tr.seen_within_m is None or distance <= tr.seen_within_m
+            armed = self.seen if k == TriggerKind.revisit else self.was_in_view
+            return near or armed or self.want
+        if k == TriggerKind.leave:
+            enter, exit_ = self._leave_m()
+            return tr.only_unseen and (self.want or ((self.entered or distance < enter) and distance > exit_))
+        if k == TriggerKind.after:
+            return tr.only_unseen and (self.want or time >= (tr.after_s or 0.0))
+        return False
+
     def update(self, pc: Percept) -> str | None:
         """Advance with this tick's percept; returns "on", "off", "deferred" or None."""
         tr, k = self.trigger, self.trigger.kind
@@ -121,12 +140,7 @@ class TriggerState:
             self.was_in_view = seen or (self.was_in_view and pc.in_view)
             return self._fire_once(fire or self.want, pc, defer=True)
         if k == TriggerKind.leave:
-            enter = tr.enter_m if tr.enter_m is not None else TRIGGER_DEFAULTS.enter_m
-            exit_ = (
-                tr.exit_m
-                if tr.exit_m is not None
-                else enter + TRIGGER_DEFAULTS.exit_m - TRIGGER_DEFAULTS.enter_m
-            )
+            enter, exit_ = self._leave_m()
             if pc.distance < enter:
                 self.entered = True
             fire = self.entered and pc.distance > exit_
@@ -158,6 +172,15 @@ class TriggerState:
         return None
 
     # --- helpers ----------------------------------------------------------------------------
+    def _leave_m(self) -> tuple[float, float]:
+        """A leave trigger's (enter, exit) distances, the compiler's defaults where a bundle omits them."""
+        tr = self.trigger
+        enter = tr.enter_m if tr.enter_m is not None else TRIGGER_DEFAULTS.enter_m
+        exit_ = (
+            tr.exit_m if tr.exit_m is not None else enter + TRIGGER_DEFAULTS.exit_m - TRIGGER_DEFAULTS.enter_m
+        )
+        return enter, exit_
+
     def _set(self, on: bool) -> str | None:
         if on == self.active:
             return None

@@ -1,11 +1,15 @@
-"""Shared test fixtures: a scratch project with a tiny scene, and the golden-refresh flag."""
+"""Shared test fixtures: the shipped corpus built once per session, a scratch project with a tiny
+scene, and the golden-refresh flag."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_addoption(parser):
@@ -51,3 +55,16 @@ def project(tmp_path: Path):
 
     write.root = tmp_path
     return write
+
+
+@pytest.fixture(scope="session")
+def shipped_build(tmp_path_factory):
+    """The shipped tasks and the taxonomy's demonstration tasks, compiled once per test session,
+    strictly (a warning fails the corpus test): (the compiler's result, the build directory).
+    Tests read it; a test that edits a bundle copies it first."""
+    from wac.compiler.pipeline import compile_project
+
+    out = tmp_path_factory.mktemp("shipped") / "build"
+    sources = [ROOT / "tasks_src", ROOT / "taxonomy" / "examples"]
+    res = compile_project(sources, ROOT, out=out, jobs=min(2, os.cpu_count() or 1), strict=True)
+    return res, out

@@ -45,7 +45,7 @@ BUILTIN_RAISES = {
     "operator: a programming error at import",
     ("wac.compiler.plan", "<module>", "ImportError"): "the plan's distance table and the taxonomy's "
     "plan kinds disagree: a programming error at import",
-    ("wac.compiler.plan", "_exposing", "ValueError"): "a plan kind that passed check_plan_kind has no "
+    ("wac.compiler.plan_steps", "_exposing", "ValueError"): "a plan kind that passed check_plan_kind has no "
     "exposing actions: PLAN_KINDS and this function disagree",
     ("wac.compiler.values", "Evaluator.value", "AssertionError"): "a parameter type of the schema that "
     "the value reader does not handle: an unreachable branch",

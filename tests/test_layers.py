@@ -4,7 +4,7 @@ module, and no two modules import each other, except the recorded exceptions bel
 The layers, lowest first (a module may import its own layer and those below):
 
   0  wac, wac.errors                       the root exception and the version
-  1  wac.bundle, wac.taxonomy, wac.grammar, wac.backends
+  1  wac.bundle, wac.taxonomy, wac.grammar, wac.backends, wac.detectors (detectors after bundle and taxonomy)
   2  wac.compiler
   3  wac.runtime                           (never the compiler: it reads bundles only)
   4  wac.validation
@@ -32,6 +32,7 @@ PACKAGES = {
     "wac.compiler": "compiler",
     "wac.compiler.operators": "compiler/operators",
     "wac.bundle": "bundle",
+    "wac.detectors": "detectors",
     "wac.taxonomy": "taxonomy",
     "wac.runtime": "runtime",
     "wac.validation": "validation",
@@ -46,6 +47,7 @@ LAYERS = {
     "wac.taxonomy": 1,
     "wac.grammar": 1,
     "wac.backends": 1,
+    "wac.detectors": 1,
     "wac.compiler": 2,
     "wac.runtime": 3,
     "wac.validation": 4,
@@ -195,3 +197,23 @@ def test_the_checks_catch_what_they_are_for():
     assert cycles({"a": {"b"}, "b": set()}) == []
     assert "wac.validation.bundlecheck" in imports(modules())["wac.compiler.derive"]  # lazy imports count
     assert "wac.validation.bundlecheck" not in imports(modules(), top_level_only=True)["wac.compiler.derive"]
+
+
+def test_the_build_cache_digests_every_package_the_compiler_runs():
+    """A bundle is reused while the compiler digest is unchanged, so the digest must cover every
+    package the compiler's passes import (the detectors joined them with issue 27 and were missed).
+    `wac derive` sits above validation (ALLOWED_EDGES) and is no compile pass."""
+    from wac.compiler.emit import DIGESTED
+
+    mods = modules()
+    graph = imports(mods)
+    todo = [m for m in mods if m.startswith("wac.compiler") and not m.startswith("wac.compiler.derive")]
+    seen = set(todo)
+    while todo:
+        for b in graph[todo.pop()]:
+            if b not in seen and not b.startswith("wac.compiler.derive"):
+                seen.add(b)
+                todo.append(b)
+    owner = {m: max((p for p in PACKAGES if m == p or m.startswith(p + ".")), key=len) for m in seen}
+    ran = {p if p != "wac.compiler.operators" else "wac.compiler" for p in owner.values()}
+    assert ran <= set(DIGESTED), sorted(ran - set(DIGESTED))

@@ -20,6 +20,7 @@ from .checks import check_necessity, check_one_change, check_trigger, static_che
 from .evidence import save_evidence
 from .observables import Reading, observable
 from .pixelchecks import check_visible, check_watched
+from .world_alone import check_alone, world_problems
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class SelfCheckResult:
     actions: str = ""
     bundle: str = ""
     error: str | None = None
+    alone: str = "?"  # the world-alone stage: ok | FAIL (world_alone.py)
+    reused: bool = False  # a kept verdict on the same bytes and checker (verdicts.py), not checked again
 
     @property
     def passed(self) -> bool:
@@ -82,10 +85,17 @@ class _Checked:
     fired: int
     runs: tuple = ()
     error: str | None = None
+    alone: str = "?"
 
 
 def _check_anomaly(
-    bdir: Path, task: CompiledTask, plan: SelfCheckPlan, steps: list[Step], seed: int, shadows: bool | None
+    bdir: Path,
+    task: CompiledTask,
+    plan: SelfCheckPlan,
+    steps: list[Step],
+    seed: int,
+    shadows: bool | None,
+    problems: list[tuple[int, str]] = (),
 ) -> _Checked:
     """Run one anomaly's plan in both worlds and apply every check to it (`task` has it as anchor)."""
     obs = observable(plan.observable)
@@ -130,7 +140,9 @@ def _check_anomaly(
     reasons += treasons
     if not any("happened in view" in r for r in treasons):
         reasons += check_watched(task, clean, pert)
-    return _Checked(rp, rc, necessity, reasons, notes, fired, (clean, pert))
+    alone, areasons = check_alone(task, anchor_index(task), plan.observable, pert, list(problems))
+    reasons += areasons
+    return _Checked(rp, rc, necessity, reasons, notes, fired, (clean, pert), alone=alone)
 
 
 def check_bundle(
@@ -162,7 +174,8 @@ def check_bundle(
         actions=actions_text(steps),
         bundle=str(bdir),
     )
-    main = _check_anomaly(bdir, task, plan, steps, seed, shadows)
+    problems = world_problems(task)
+    main = _check_anomaly(bdir, task, plan, steps, seed, shadows, problems)
     reasons, notes = list(main.reasons), list(main.notes)
     for other in plan.others:
         if other.anomaly >= len(task.anomalies):
@@ -171,7 +184,13 @@ def check_bundle(
         o = task.anomalies[other.anomaly]
         label = f"anomaly {other.anomaly + 1} (`{o.operator} {' '.join(o.targets)}`): "
         sub = _check_anomaly(
-            bdir, focused(task, other.anomaly), other, [Step.of(x) for x in other.steps], seed, shadows
+            bdir,
+            focused(task, other.anomaly),
+            other,
+            [Step.of(x) for x in other.steps],
+            seed,
+            shadows,
+            problems,
         )
         reasons += [label + r for r in sub.reasons]
         notes += [label + n for n in sub.notes]
@@ -198,6 +217,7 @@ def check_bundle(
         notes=tuple(notes),
         trigger_fired=main.fired,
         frames=tuple(frames),
+        alone=main.alone,
         **base,
     )
 

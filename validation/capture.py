@@ -133,6 +133,8 @@ class Run:
     error: str | None = None
     event_px: tuple[dict, ...] = ()  # per event: every object's px (640x480) in the frame when it was logged
     probes: dict = field(default_factory=dict)  # tick time -> every object's px (640x480), at `probe_times`
+    # per event: every object's px (640x480) in the frame just before the change ({} if none)
+    event_before_px: tuple[dict, ...] = ()
 
     def marks(self) -> list[Sample]:
         return [s for s in self.samples if s.kind == "mark"]
@@ -252,7 +254,7 @@ def run_steps(
 
     Every logged trigger event and every tick at one of `probe_times` (seconds, to 1 ms) also
     renders the segmentation and records each object's pixels: where the target was on screen
-    when a change happened.  `focus` is the bundle's task with the anomaly under check as its
+    when a change happened (after it, and just before it: `Run.event_before_px`).  `focus` is the bundle's task with the anomaly under check as its
     anchor (a multi-anomaly task is checked one anomaly at a time).
     """
     from wac.runtime.env import WorldEnv
@@ -301,6 +303,8 @@ def run_steps(
             probes[t] = counts()
 
     env.add_tick_listener(tick_and_events)
+    before_px: dict[int, dict] = {}  # event index -> pixels just before its change (the world unchanged yet)
+    env.add_switch_listener(lambda an, on: before_px.setdefault(len(env.events), counts()))
     samples: list[Sample] = []
     records: list[StepRecord] = []
     error = None
@@ -386,6 +390,7 @@ def run_steps(
         error,
         tuple(event_px),
         probes,
+        tuple(before_px.get(k, {}) for k in range(len(events))),
     )
 
 

@@ -256,6 +256,15 @@ def check_trigger(task: CompiledTask, pert: Run) -> tuple[int, list[str]]:
 
 def _never_why(task: CompiledTask, pert: Run) -> str:
     tr = anchor(task).trigger
+    if any(e.anomaly == anchor_index(task) and e.event == "deferred" for e in pert.events):
+        return (
+            ": it was due, but waited for the target to leave the view, and the target stayed on screen "
+            "(30 px or more at 640x480) until the plan ended: a target that fills the view whichever way the "
+            "plan turns (a carpet under the viewpoint, a wall beside it) never leaves it; pick a smaller target"
+        )
+    if tr.kind == TriggerKind.look_away:
+        within = f" within {tr.seen_within_m:g} m" if tr.seen_within_m else ""
+        return f": the target was never on screen{within} and then off it"
     if tr.kind == TriggerKind.revisit:
         if not any(t.trigger_seen for t in pert.ticks):
             within = f" within {tr.seen_within_m:g} m" if tr.seen_within_m else ""

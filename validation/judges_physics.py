@@ -630,10 +630,37 @@ class _Motion:
             )
         return out
 
+    def alone(self) -> list[str]:
+        """The ways this motion is out of proportion to any contact a walk makes, with no other world
+        to compare: it rose, was thrown far, turned over, or jitters untouched."""
+        out = []
+        if self.rise >= RISE_M:
+            out.append(f"rose {self.rise:.2f} m")
+        if self.disp >= LAUNCH_M:
+            out.append(f"was thrown {self.disp:.1f} m")
+        if self.rot >= ROT_CONTACT_DEG:
+            out.append(f"tipped {self.rot:.0f} deg")
+        if self.jitter >= JITTER_M:
+            out.append(f"jitters {self.jitter * 1000:.0f} mm with nothing touching it")
+        return out
+
     def said(self) -> str:
         return f"tipped {self.rot:.0f} deg, moved {self.disp:.2f} m, rose {self.rise:.2f} m" + (
             "" if self.touched else " (the agent never touched it)"
         )
+
+
+def motion_alone(run: Run, task: CompiledTask) -> Reading:
+    """The response to contact in one run, against the fixed thresholds alone (the world-alone stage)."""
+    oid = focus_ids(task)[0]
+    name = object_label(task, oid)
+    m = _Motion.of(run, oid)
+    if m is None:
+        return Reading("rotation_after_contact", 0.0, False, f"{name} is not in the world")
+    cues = m.alone()
+    return Reading(
+        "rotation_after_contact", round(m.rot, 1), bool(cues), f"{name} " + ("; ".join(cues) or m.said())
+    )
 
 
 def judge_contact_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:

@@ -354,7 +354,21 @@ def judge_orientation(run: Run, task: CompiledTask) -> Reading:
 
 
 def measure_era(env, task) -> dict:
-    return {"eras": {oid: (st.spec.era, st.spec.name) for oid, st in env.world.objects.items() if st.present}}
+    """Per present object: its prefab's era and, in a scene with an era, why it is out of that era
+    ("" when it is not), by the historical detector's rule (the kind's years of use)."""
+    from wac.detectors.semantic import era_verdict
+    from wac.taxonomy.norms import ERA_YEARS, norms
+
+    era = task.scene.era
+    eras = {}
+    for oid, st in env.world.objects.items():
+        if st.present:
+            o = st.spec
+            why = ""
+            if era in ERA_YEARS:
+                why, _ = era_verdict(norms().for_object(o.prefab, o.name, o.kind), o.era, o.name or oid, era)
+            eras[oid] = (o.era, why)
+    return {"eras": eras}
 
 
 def judge_era(run: Run, task: CompiledTask) -> Reading:
@@ -364,19 +378,15 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
     if era in ("any", "", None) and anchor(task).operator != "extra_asset":
         return Reading("era_mismatch", 0.0, False, "the scene has no era to clash with")
     odd = []
-    for oid, (e, _) in s.measure.get("eras", {}).items() if era not in ("any", "", None) else ():
-        if e not in ("any", era) and oid not in benign:
+    for oid, (_, why) in s.measure.get("eras", {}).items() if era not in ("any", "", None) else ():
+        if why and oid not in benign:
             px = object_px(s, oid)
             if px >= MIN_PX:
-                odd.append((oid, e, px))
+                odd.append((oid, why, px))
     if odd:
-        oid, e, px = odd[0]
+        oid, why, px = odd[0]
         return Reading(
-            "era_mismatch",
-            float(len(odd)),
-            True,
-            f"{object_label(task, oid)} ({e}) is in view in {'an' if era[:1] in 'aeiou' else 'a'} {era} scene",
-            px,
+            "era_mismatch", float(len(odd)), True, f"{object_label(task, oid)} is in view: {why}", px
         )
     # extra_asset: the compiler established that the added object does not belong in this kind of
     # scene (its prefab's scene types); seeing it is the evidence
@@ -397,8 +407,7 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
             "era_mismatch",
             0.0,
             False,
-            f"every object in view fits the {era} era; {object_label(task, oid)} ({eras[oid][0]}) is out of "
-            f"view ({px:.0f} px)",
+            f"every object in view fits the {era} era; {object_label(task, oid)} is out of view ({px:.0f} px)",
             px,
             unseen=True,
         )

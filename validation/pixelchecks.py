@@ -15,9 +15,10 @@ Each failure is a reason in words that says what the author should change.
 from __future__ import annotations
 
 from wac.bundle.model import CompiledTask, SelfCheckPlan, TriggerKind
+from wac.bundle.onscreen import WATCH_PX
 
 from .capture import Run, Sample, anchor, anchor_index, focus_ids
-from .visual import CHANGE_PX, WATCH_PX, Change, best_change, change, same_view, target_px
+from .visual import CHANGE_PX, Change, best_change, change, same_view, target_px
 
 VISUAL_EVIDENCE = {"single_view", "several_views", "revisit", "time"}
 # shadow and lighting anomalies show on the surfaces around the target, not on it: their

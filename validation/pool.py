@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from wac.bundle.reader import PLAN, TASK
@@ -37,9 +38,14 @@ def find_bundles(paths: list[str]) -> list[Path]:
 
 
 def run_many(
-    bundles: list[Path], jobs: int = 1, out: str | None = None, progress: bool = False
+    bundles: list[Path],
+    jobs: int = 1,
+    out: str | None = None,
+    progress: bool = False,
+    on_result: Callable[[Path, SelfCheckResult], None] | None = None,
 ) -> list[SelfCheckResult]:
-    """Self-check bundles in `jobs` processes; results in input order."""
+    """Self-check bundles in `jobs` processes; results in input order (`on_result` hears each as it
+    arrives, so a run stopped half way keeps what it finished)."""
     results: dict[int, SelfCheckResult] = {}
     bar = None
     if progress:
@@ -49,6 +55,8 @@ def run_many(
     if jobs <= 1 or len(bundles) == 1:
         for i, b in enumerate(bundles):
             results[i] = safe_check(str(b), out)
+            if on_result:
+                on_result(b, results[i])
             if bar:
                 bar.update(1)
     else:
@@ -59,6 +67,8 @@ def run_many(
             futs = {ex.submit(safe_check, str(b), out): i for i, b in enumerate(bundles)}
             for f in as_completed(futs):
                 results[futs[f]] = f.result()
+                if on_result:
+                    on_result(bundles[futs[f]], results[futs[f]])
                 if bar:
                     bar.update(1)
     if bar:

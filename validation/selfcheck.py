@@ -17,6 +17,8 @@ variant and checks, each with a reason in words when it fails:
 - **trigger**: the anomaly's trigger fired the intended number of times, after the "before" view,
   and not while the target was on screen when it must fire unseen (segmentation at the firing tick);
 - **budget**: the plan's actions fit the task's budget.
+- **alone** (`world_alone.py`): judged without the clean twin, the perturbed world shows each anomaly
+  and nothing else (the detectors), and the perturbed run shows it by itself (the `alone` column).
 
 A multi-anomaly task is checked anomaly by anomaly, each with its own plan.
 
@@ -39,12 +41,13 @@ from wac.exits import run_command
 
 from .bundlecheck import SelfCheckResult, check_bundle, safe_check
 from .pool import find_bundles, run_many
+from .verdicts import Verdicts
 
 
 def table(results: list[SelfCheckResult]) -> str:
     """The human summary: one row per task, then each failure's reasons."""
     mark = lambda ok: "✓" if ok else "✗"  # noqa: E731
-    rows = [("task", "category", "perturbed", "clean", "necessity", "actions", "seconds")]
+    rows = [("task", "category", "perturbed", "clean", "necessity", "alone", "actions", "seconds")]
     for r in results:
         rows.append(
             (
@@ -53,8 +56,9 @@ def table(results: list[SelfCheckResult]) -> str:
                 mark(r.perturbed_ok),
                 mark(r.clean_ok),
                 r.necessity,
+                r.alone,
                 f"{r.actions_needed}/{r.budget}",
-                f"{r.seconds:.1f}",
+                "reused" if r.reused else f"{r.seconds:.1f}",
             )
         )
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
@@ -78,14 +82,26 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
     bundles = find_bundles(args.paths)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    jobs = args.jobs or min(len(bundles), os.cpu_count() or 1)
     t0 = time.perf_counter()
-    if getattr(args, "backend", "local") == "ray":  # wac/backends.py: one Ray task per bundle
+    verdicts = Verdicts(args.out, force=args.force)
+    kept = {i: r for i, b in enumerate(bundles) if (r := verdicts.lookup(b)) is not None}
+    todo = [b for i, b in enumerate(bundles) if i not in kept]
+    jobs = args.jobs or max(1, min(len(todo), os.cpu_count() or 1))
+    if not todo:
+        fresh = []
+    elif getattr(args, "backend", "local") == "ray":  # wac/backends.py: one Ray task per bundle
         from wac.backends import ray_map
 
-        results = ray_map(safe_check, [(str(b), args.out) for b in bundles], args.address)
+        fresh = ray_map(safe_check, [(str(b), args.out) for b in todo], args.address)
     else:
-        results = run_many(bundles, jobs, args.out, progress=sys.stderr.isatty() and not args.json)
+        tty = sys.stderr.isatty() and not args.json
+        fresh = run_many(todo, jobs, args.out, progress=tty, on_result=verdicts.record)
+    for b, r in zip(todo, fresh, strict=True):
+        verdicts.record(b, r)
+    for d in verdicts.save():
+        print(f"wac: {d} is not writable: its verdicts were not kept", file=sys.stderr)
+    it = iter(fresh)
+    results = [kept[i] if i in kept else next(it) for i in range(len(bundles))]
     wall = time.perf_counter() - t0
     if args.json:
         print(
@@ -94,6 +110,7 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
                     "results": [r.as_dict() for r in results],
                     "passed": sum(r.passed for r in results),
                     "total": len(results),
+                    "reused": len(kept),
                     "seconds": round(wall, 2),
                     "jobs": jobs,
                 },
@@ -103,7 +120,8 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
         )
     else:
         print(table(results))
-        print(f"{len(results)} task(s) in {wall:.1f} s on {jobs} process(es)")
+        again = f"; {len(kept)} verdict(s) reused, unchanged since they were reached (--force checks again)"
+        print(f"{len(todo)} task(s) checked in {wall:.1f} s on {jobs} process(es)" + (again if kept else ""))
     return 0 if all(r.passed for r in results) else 1
 
 
@@ -113,6 +131,11 @@ def register(subparsers) -> None:
     s.add_argument("paths", nargs="+", metavar="BUILD_DIR_OR_BUNDLE")
     s.add_argument("-j", "--jobs", type=int, help="parallel processes (default: one per CPU)")
     s.add_argument("--json", action="store_true", help="machine-readable results on stdout")
+    s.add_argument(
+        "--force",
+        action="store_true",
+        help="check every bundle again, even those whose kept verdict still holds (BUILD/.wac-selfcheck.json)",
+    )
     s.add_argument(
         "--out", metavar="DIR", help="write evidence frames (clean | perturbed) per task under DIR"
     )

@@ -3,8 +3,11 @@
 Starting from the bundle's self-check plan, hypothesis draws a `Variation`: where the exposing
 view is taken from (a side step and a change of distance, re-aimed at the target), the order of
 the final turn and look, the timing of waits and how far a revisit walks away, an extra pause,
-and the simulation seed.  For each variation the anomaly must still manifest in the perturbed
-world and stay absent in the clean one (the differential property of `selfcheck.py`).  The plan's
+the simulation seed, and, for a trigger that must fire unseen, how the auditor turns away (turns
+of other sizes either way, a look up or down, a walk away: turn_away.py).  For each variation the
+anomaly must still manifest in the perturbed world and stay absent in the clean one (the
+differential property of `selfcheck.py`), and a change that must happen unseen must not happen
+with the target on screen (the self-check's `check_watched`).  The plan's
 walks measured from the target (a distance trigger's far point, a walk into the target) keep their
 end points.  A variation that cannot test the plan is discarded: its repositioning is blocked or
 itself switches the anomaly, its walk at the target meets something else, its views do not show
@@ -33,6 +36,7 @@ from wac.errors import UsageError
 from .capture import Step, actions_text, focus_ids, run_steps
 from .judges_physics import clean_walk_passes, went_past
 from .observables import Reading, observable
+from .turn_away import fired, searches_away, turned_away, walks_away, watched
 
 PROFILES = {"ci": 6, "long": 60}
 DRAWS_PER_EXAMPLE = 3  # a discarded variation is replaced by another, up to this many draws per one wanted
@@ -50,6 +54,10 @@ class Variation:
     away_scale: float = 1.0  # scale how far a revisit walks away (moves within 0.3-4 m)
     pause_s: float = 0.0  # an extra wait just before the exposing actions
     seed: int = 0
+    # how the auditor turns away, for a trigger that must fire unseen (turn_away.py; 0 = the plan's way)
+    away_turn_deg: float = 0.0  # the turn away instead of the plan's (positive = right)
+    away_look_deg: float = 0.0  # a look (positive = down) while turned away, undone before turning back
+    away_walk_m: float = 0.0  # a walk away and back while turned away (a walking plan's: that much longer)
 
     def describe(self) -> str:
         parts = []
@@ -67,16 +75,39 @@ class Variation:
             parts.append(f"pause {self.pause_s:.1f} s")
         if self.seed:
             parts.append(f"seed {self.seed}")
+        if self.away_turn_deg:
+            way = "right" if self.away_turn_deg > 0 else "left"
+            parts.append(f"turn away {abs(self.away_turn_deg):g} deg {way}")
+        if self.away_look_deg:
+            parts.append(
+                f"look {'down' if self.away_look_deg > 0 else 'up'} {abs(self.away_look_deg):g} deg away"
+            )
+        if self.away_walk_m:
+            parts.append(f"walk {self.away_walk_m:g} m farther away")
         return ", ".join(parts) or "the plan as written"
 
+    @property
+    def turns_away(self) -> bool:
+        """Whether it changes how the auditor turns away from the target."""
+        return bool(self.away_turn_deg or self.away_look_deg or self.away_walk_m)
 
-def variations():
-    """The hypothesis strategy of `Variation`s (shrinks towards the plan itself)."""
+
+def variations(away: bool = False):
+    """The hypothesis strategy of `Variation`s (shrinks towards the plan itself); `away`: also how
+    the auditor turns away (turns of 45-180 deg either way, looks of 20-60 deg up or down, walks
+    of 1-4 m), for a trigger that must fire unseen."""
     from hypothesis import strategies as st
 
     def m(lo, hi):
         return st.one_of(st.just(0.0), st.floats(lo, hi, allow_nan=False).map(lambda v: round(v, 2)))
 
+    def either_way(lo, hi):
+        return st.one_of(
+            st.just(0.0),
+            st.tuples(st.sampled_from((1.0, -1.0)), st.floats(lo, hi)).map(lambda t: round(t[0] * t[1], 1)),
+        )
+
+    none = st.just(0.0)
     return st.builds(
         Variation,
         side_m=m(-1.2, 1.2).filter(lambda v: v == 0 or abs(v) >= 0.3),
@@ -86,6 +117,9 @@ def variations():
         away_scale=st.one_of(st.just(1.0), st.floats(1.0, 1.6).map(lambda v: round(v, 2))),
         pause_s=st.one_of(st.just(0.0), st.floats(0.5, 4.0).map(lambda v: round(v, 1))),
         seed=st.one_of(st.just(0), st.integers(1, 2**16)),
+        away_turn_deg=either_way(45.0, 180.0) if away else none,
+        away_look_deg=either_way(20.0, 60.0) if away else none,
+        away_walk_m=m(1.0, 4.0) if away else none,
     )
 
 
@@ -100,10 +134,11 @@ class Repositioning:
     actions: range = range(0)  # the steps inserted before the exposing view
     moves: frozenset[int] = frozenset()  # those that walk (checked for being blocked)
     walk_in: range = range(0)  # the exposing walk straight at the target, if the plan has one
+    turns_away: bool = False  # the auditor turns away otherwise than the plan (turn_away.py)
 
 
 def apply(
-    plan, start_yaw: float, var: Variation, by_distance: bool = False
+    plan, start_yaw: float, var: Variation, by_distance: bool = False, start_pitch: float = 0.0
 ) -> tuple[list[Step], Repositioning]:
     """The plan's steps changed by `var`, and where the variation's repositioning steps are.
 
@@ -112,11 +147,17 @@ def apply(
     variation's viewpoint and heading the walk is lengthened (or shortened) until it ends as far from
     the target as the plan's does, as an auditor stepping back "beyond" would.
     Likewise a walk straight into the target (to touch it, to pass through it) from a viewpoint the
-    variation moved farther walks that much farther.
+    variation moved farther walks that much farther.  The auditor's way of turning away
+    (`var.away_*`) replaces the plan's turn away and back (turn_away.py; `start_pitch` tells how far
+    a look may go).
     """
     steps = [Step.of(s) for s in plan.steps]
     first = next((i for i, s in enumerate(steps) if s.action == "mark"), len(steps))
     approach, exposing = steps[:first], steps[first:]
+    plan_walks = walks_away(exposing)  # the plan walks away (a leave trigger's far point)
+    if var.turns_away:
+        pitch = start_pitch + sum(float(s.kwargs["degrees"]) for s in approach if s.action == "look")
+        exposing = turned_away(exposing, var.away_turn_deg, var.away_look_deg, var.away_walk_m, pitch)
     if (
         var.swap_turn_look
         and len(approach) >= 2
@@ -175,6 +216,8 @@ def apply(
             exposing = _walk_farther(exposing, longer)
     elif nearer < -0.05:
         exposing = _walk_in_farther(exposing, -nearer)
+    if var.away_walk_m and plan_walks:  # beyond the plan's far point, not instead of it
+        exposing = _walk_farther(exposing, var.away_walk_m)
     out_exposing = []
     for s in exposing:
         a = s.kwargs
@@ -208,6 +251,7 @@ def apply(
         range(n_before, n_before + len(extra)),
         frozenset(n_before + i for i, s in enumerate(extra) if s.action == "move"),
         walk_in,
+        var.turns_away,
     )
 
 
@@ -321,7 +365,9 @@ def differential(
     that cannot test the plan is discarded: its walk straight at the target stopped short of it
     against something else (a wall its side step put in the way) or, walking into a solid, went on
     past it in the clean world, or its views do not show the perturbed world's target (out of view,
-    or cut off where a whole view is needed)."""
+    or cut off where a whole view is needed), or it turns away otherwise than the plan and the trigger
+    never fires (a small turn keeps the target on screen: the auditor saw nothing happen).  A change
+    that must happen unseen and happens with the target on screen fails, whatever the variation."""
     if sum(1 for s in steps if s.action != "mark") > task.exploration.budget_actions:
         return Outcome(True, False, None, None, "over budget")
     obs = observable(plan.observable)
@@ -341,6 +387,10 @@ def differential(
     early = _switched_during(pert, rep, plan.anomaly)
     if early:
         return Outcome(True, False, None, None, f"the repositioning itself {early}")
+    if seen := watched(task, clean, pert):
+        return Outcome(False, True, None, None, seen)
+    if lenient and rep.turns_away and not fired(pert, plan.anomaly):
+        return Outcome(True, False, None, None, "the trigger never fired: the target stayed in view or near")
     rp, rc = obs.readings(pert, clean, task)
     if lenient and rp.unseen and not rc.anomalous:
         return Outcome(True, False, rp, rc, f"out of sight: {rp.detail}")
@@ -493,8 +543,9 @@ def validate_bundle(
 
     bundle = Bundle.open(path)
     bdir, task, plan = bundle.path, bundle.task(), bundle.plan()
-    start_yaw = task.exploration.start.yaw_deg
+    start_yaw, start_pitch = task.exploration.start.yaw_deg, task.exploration.start.pitch_deg
     by_distance = task.anomalies[plan.anomaly].trigger.kind in DISTANCE_TRIGGERS
+    away = searches_away(task, plan)
     t0 = time.perf_counter()
     tried = {"n": 0, "valid": 0}
     cache: dict[Variation, Outcome] = {}
@@ -502,7 +553,7 @@ def validate_bundle(
 
     def outcome(v: Variation) -> Outcome:
         if v not in cache:
-            steps, rep = apply(plan, start_yaw, v, by_distance)
+            steps, rep = apply(plan, start_yaw, v, by_distance, start_pitch)
             cache[v] = differential(bdir, task, plan, steps, rep, v.seed, lenient=v != Variation())
             tried["n"] += 1
             tried["valid"] += cache[v].valid
@@ -528,7 +579,7 @@ def validate_bundle(
             return ValidationResult(
                 task.id, tried["n"], tried["valid"], None, "", "", time.perf_counter() - t0
             )
-        steps, _ = apply(plan, start_yaw, bad, by_distance)
+        steps, _ = apply(plan, start_yaw, bad, by_distance, start_pitch)
         return ValidationResult(
             task.id,
             tried["n"],
@@ -551,7 +602,7 @@ def validate_bundle(
     )
     draw = None if seed is None else Random(seed)  # the same seed draws the same variations
     try:
-        return result(find(variations(), breaks, settings=cfg, random=draw))
+        return result(find(variations(away), breaks, settings=cfg, random=draw))
     except (NoSuchExample, Unsatisfiable, _DrawsSpent):
         return result(None)
 

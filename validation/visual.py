@@ -29,7 +29,6 @@ CHANGE_DE = (
     10.0  # a pixel changed when its colour moved by this much (CIE76 dE); ~4x a just-noticeable difference
 )
 CHANGE_PX = 150.0  # ... and a change is visible when this many changed px (640x480) remain without outlines
-WATCH_PX = 30.0  # the target is on screen when this many of its px (640x480) are in the frame
 SHIFT_PX = 1  # a difference a shift of this many px (320x240; 2 px at 640x480) explains is an outline
 POSE_M, POSE_DEG = 0.05, 1.0  # two samples share a viewpoint within these tolerances
 

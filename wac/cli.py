@@ -161,6 +161,38 @@ def cmd_check(args) -> int:
     return _report(result, args, started, None)
 
 
+def cmd_lint(args) -> int:
+    """`wac lint`: exit 0 when no scene holds an anomaly, 1 when one does (or a scene cannot be built)."""
+    from wac.compiler.lint import lint_paths, render
+
+    result = lint_paths(_sources(args), _root(args))
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "scenes": list(result.scenes),
+                    "findings": [f.as_dict() for f in result.findings],
+                    "errors": [d.as_json() for d in result.diagnostics],
+                },
+                indent=2,
+            )
+        )
+    else:
+        for d in result.diagnostics:
+            print(d.render(), file=sys.stderr)
+            print(file=sys.stderr)
+        for f in result.findings:
+            print(render(f))
+        n = len(result.anomalies)
+        print(
+            f"wac: {len(result.scenes)} scene(s) linted: "
+            + (f"{n} anomal{'y' if n == 1 else 'ies'}" if n else "clean")
+            + (f", {len(result.findings) - n} excused by `benign`" if len(result.findings) > n else ""),
+            file=sys.stderr,
+        )
+    return 1 if result.anomalies or result.diagnostics else 0
+
+
 def _dump(args) -> int:
     """`wac check --dump ast|effects|plan FILE`: what one task file lowers to, as JSON on stdout."""
     from wac.compiler.dump import dump
@@ -289,6 +321,14 @@ def parser() -> argparse.ArgumentParser:
         help="print what one task file lowers to, as JSON: its AST, its anomalies' effects, or its self-check plans",
     )
     c.set_defaults(func=cmd_check)
+
+    lint = sub.add_parser(
+        "lint", help="list every anomaly the clean scenes of SRC hold (the detectors on each scene alone)"
+    )
+    lint.add_argument("sources", nargs="+", metavar="SCENE_OR_DIR")
+    lint.add_argument("--root", help="project root (default as for `build`)")
+    lint.add_argument("--json", action="store_true", help="the findings as JSON on stdout")
+    lint.set_defaults(func=cmd_lint)
 
     f = sub.add_parser("fmt", help="rewrite task sources in canonical layout")
     f.add_argument("sources", nargs="+", metavar="SRC")

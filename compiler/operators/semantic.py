@@ -10,6 +10,7 @@ from wac.bundle.terrain import height_range as terrain_height_range
 from wac.compiler import nodes as N
 from wac.compiler.assemble import make_object
 from wac.compiler.layout import world_bounds
+from wac.detectors.geometry import top_under
 
 from .base import Context, Lowering, era_conflict, one, operator, trigger_action, trigger_phrase
 
@@ -83,7 +84,13 @@ def relocate(cx: Context) -> Lowering | None:
             return None
         x = (sup.aabb_min[0] + sup.aabb_max[0]) / 2 if not p.get("to") else p["to"][0]
         y = (sup.aabb_min[1] + sup.aabb_max[1]) / 2 if not p.get("to") else p["to"][1]
-        base = sup.aabb_max[2]
+        # on what is really under it there (a cart's bed, not the top of its sides)
+        lo, hi = world_bounds(o.parts, (x, y, 0.0), o.rotation_deg, o.scale)
+        xs = np.linspace(lo[0], hi[0], 5)
+        ys = np.linspace(lo[1], hi[1], 5)
+        gx, gy = np.meshgrid(xs, ys)
+        base = top_under(sup, gx.ravel(), gy.ravel())
+        base = base if np.isfinite(base) else sup.aabb_max[2]
         words = f"on top of the {sup.name}"
     elif p.get("to"):
         (x, y) = p["to"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from wac.bundle import model as B
+from wac.bundle.terrain import height_range as terrain_height_range
 
 from .base import Context, Hints, Lowering, one, operator
 
@@ -28,7 +29,14 @@ def move(cx: Context) -> Lowering | None:
         )
         return None
     x, y, z = o.position
-    return one(B.SetPose(target=o.id, position=(round(x + dx, 6), round(y + dy, 6), z)))
+    if o.support is None and cx.scene.ground.terrain is not None:
+        # standing on a heightfield, it stands on the ground at its new place too
+        g = cx.scene.ground
+        lo, hi = o.aabb_min[:2], o.aabb_max[:2]
+        here = terrain_height_range(g, lo, hi)[0]
+        there = terrain_height_range(g, (lo[0] + dx, lo[1] + dy), (hi[0] + dx, hi[1] + dy))[0]
+        z += there - here
+    return one(B.SetPose(target=o.id, position=(round(x + dx, 6), round(y + dy, 6), round(z, 6))))
 
 
 @operator("drift", plan="watch")

@@ -25,11 +25,8 @@ def _example_cache(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory) -> Path:
-    """The shipped tasks and the taxonomy's demonstration tasks, compiled once."""
-    from wac.compiler.pipeline import compile_project
-
-    out = tmp_path_factory.mktemp("audit_build") / "build"
-    res = compile_project([ROOT / "tasks_src", ROOT / "taxonomy" / "examples"], ROOT, out=out, jobs=1)
+def built(shipped_build) -> Path:
+    """The shipped tasks and the taxonomy's demonstration tasks, compiled once per session."""
+    res, out = shipped_build
     assert res.ok, [d.message for d in res.diagnostics]
     return out

@@ -127,8 +127,8 @@ def test_clean_scene_problems_are_caught(project):
     """,
     )
     text = "\n".join(m for m in messages(build(project)))
-    assert "`floaty` floats 0.80 m above the ground" in text
-    assert "`clash` and `crate_1` interpenetrate" in text or "`crate_1` and `clash` interpenetrate" in text
+    assert "`floaty` (floaty) floats 0.80 m above the ground in the clean scene" in text
+    assert "`clash` (clash) and `crate_1` (crate) interpenetrate" in text
 
 
 def test_start_and_reachability(project):
@@ -208,7 +208,7 @@ def test_floating_what_does_not_rest_on_anything_is_refused(project):
         "t.wa",
         """
     task t on yard {
-        sign_1: box size (0.6, 0.05, 0.4) at (0, -0.1, 0.6) attached_to fence_3 { name "sign" }
+        sign_1: box size (0.6, 0.05, 0.4) at (0, -0.075, 0.6) attached_to fence_3 { name "sign" }
         anomaly float sign_1 by 0.3 m
     }
     """,
@@ -217,7 +217,21 @@ def test_floating_what_does_not_rest_on_anything_is_refused(project):
     assert d.message == "`sign_1` hangs from `fence_3`; it rests on nothing, so floating it is no defect"
 
 
-def test_attached_objects_may_overlap_their_host(project):
+def test_attached_objects_may_sit_a_little_into_their_host(project):
+    project(
+        "t.wa",
+        """
+    task t on yard {
+        sign_1: box size (0.6, 0.08, 0.4) at (0, -0.08, 0.6) attached_to fence_3 { name "sign" }
+        anomaly remove_collision fence_3
+    }
+    """,
+    )
+    assert build(project).ok
+
+
+def test_an_attached_object_passing_through_its_host_is_refused(project):
+    # being attached does not stop two solids from passing through each other (issue 27)
     project(
         "t.wa",
         """
@@ -227,7 +241,22 @@ def test_attached_objects_may_overlap_their_host(project):
     }
     """,
     )
-    assert build(project).ok
+    (d,) = build(project).diagnostics
+    assert d.code == "E502" and "although `sign_1` is attached to `fence_3`" in d.message
+
+
+def test_an_attached_object_that_touches_nothing_floats(project):
+    project(
+        "t.wa",
+        """
+    task t on yard {
+        sign_1: box size (0.6, 0.05, 0.4) at (0, -0.4, 0.6) attached_to fence_3 { name "sign" }
+        anomaly remove_collision fence_3
+    }
+    """,
+    )
+    (d,) = build(project).diagnostics
+    assert d.code == "E501" and "is attached to `fence_3` but hangs 0.33 m away from it" in d.message
 
 
 def test_interact_statement_enables_an_interaction(project, tmp_path):

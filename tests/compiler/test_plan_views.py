@@ -59,7 +59,7 @@ scene rooms {
     wall_w: box size (7, 0.2, 2.6) at (-4.5, 0) material plaster { name "wall" }
     wall_e: box size (7, 0.2, 2.6) at (4.5, 0) material plaster { name "wall" }
     lintel: box size (2, 0.2, 0.4) at (0, 0, 2.2) material plaster { name "lintel" }
-    cabinet: box size (0.6, 0.6, 1.8) at (0, 3) material wood { name "cabinet" }
+    cabinet: box size (0.6, 0.6, 1.8) at (0, 3) material wood { name "locker" }
 }
 """
 
@@ -154,7 +154,7 @@ def test_a_fence_is_walked_through_beside_the_sign_fixed_to_its_middle(project, 
         tmp_path,
         """
     task t on yard {
-        sign_1: box size (0.6, 0.2, 0.4) at (0, 0, 0.6) attached_to fence_3 { name "sign" }
+        sign_1: box size (0.6, 0.04, 0.4) at (0, 0.07, 0.6) attached_to fence_3 { name "sign" }
         anomaly remove_collision fence_3
     }
     """,

@@ -110,10 +110,10 @@ def test_the_scene_types_limit_applies_without_an_environment_limit(street):
 
 def test_a_multi_anomaly_task_is_checked_for_its_anchor_only(street):
     body = "task t on street {{\n    multi_anomaly yes\n    anomaly {}\n    anomaly {}\n}}\n"
-    street(body.format("scale bench_1 by 2", "float crate_1 by 0.4 m"))  # an extra in view: drawn at random
+    street(body.format("scale bench_1 by 3.5", "float crate_1 by 0.4 m"))  # an extra in view: drawn at random
     res = build(street.root)
     assert res.ok and w542(res) == []
-    street(body.format("float crate_1 by 0.4 m", "scale bench_1 by 2"))
+    street(body.format("float crate_1 by 0.4 m", "scale bench_1 by 3.5"))
     (w,) = w542(build(street.root))
     assert "the anchor's target (`crate_1`)" in w.message
 
@@ -188,9 +188,9 @@ def test_no_look_around_warning_beyond_the_limit_in_a_small_area_or_for_a_demons
 
 def test_a_multi_anomaly_tasks_extras_may_lie_within_the_limit(street):
     body = "task t on street {{\n    multi_anomaly yes\n    start at (-10, 0) yaw 180 deg\n    anomaly {}\n    anomaly {}\n}}\n"
-    street(body.format("scale bench_1 by 2", "float crate_1 by 0.4 m"))
+    street(body.format("scale bench_1 by 3.5", "float crate_1 by 0.4 m"))
     assert w543(build(street.root)) == []
-    street(body.format("float crate_1 by 0.4 m", "scale bench_1 by 2"))
+    street(body.format("float crate_1 by 0.4 m", "scale bench_1 by 3.5"))
     (w,) = w543(build(street.root))
     assert "the anchor's target (`crate_1`)" in w.message
 

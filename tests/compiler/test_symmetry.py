@@ -16,7 +16,7 @@ prefab wheel_stand {
     kind structure
     material metal
     post: box size (0.1, 0.1, 1.0) at (0, 0, 0)
-    wheel: cylinder radius 0.4 height 0.05 at (0.1, 0, 0.8) pitch 90 deg spin 60 deg/s spin_axis z
+    wheel: cylinder radius 0.4 height 0.05 at (0.05, 0, 0.8) pitch 90 deg spin 60 deg/s spin_axis z
 }
 
 scene shop {

@@ -252,11 +252,17 @@ def test_operators_that_move_objects_put_them_on_the_heightfield(project):
     from wac.bundle.terrain import height, height_range
 
     ground = Ground(material="grass", size=(40, 40), terrain=Terrain(seed=3, amplitude_m=1.5, scale_m=12))
-    result = meadow(project, anomaly="relocate crate_1 to (-6, 9)")
+    result = meadow(project, anomaly="move crate_1 by (-8, 4) when revisit")
     assert result.ok, [d.render() for d in result.diagnostics]
-    effect = json.loads(result.tasks["meadow_crate"]["task.json"])["anomalies"][0]["effects"][0]
-    assert effect["position"][2] == pytest.approx(height_range(ground, (-6.3, 8.7), (-5.7, 9.3))[0], abs=1e-6)
-    result = meadow(project, anomaly="pile [crate_1] at (4, 8) spread 0.2 m")
+    task = json.loads(result.tasks["meadow_crate"]["task.json"])
+    effect = task["anomalies"][0]["effects"][0]
+    crate = next(o for o in task["scene"]["objects"] if o["id"] == "crate_1")
+    lo = (crate["aabb_min"][0] - 8, crate["aabb_min"][1] + 4)
+    hi = (crate["aabb_max"][0] - 8, crate["aabb_max"][1] + 4)
+    base = effect["position"][2] - (crate["position"][2] - crate["aabb_min"][2])
+    assert base == pytest.approx(height_range(ground, lo, hi)[0], abs=1e-5)
+    crate_2 = '    crate_2: box size (0.6, 0.6, 0.6) at (-2, 3) material wood { name "crate" }\n'
+    result = meadow(project, extra=crate_2, anomaly="pile [crate_1, crate_2] at (4, 8) spread 0.1 m")
     assert result.ok, [d.render() for d in result.diagnostics]
     effects = json.loads(result.tasks["meadow_crate"]["task.json"])["anomalies"][0]["effects"]
     copy = next(e["object"] for e in effects if e["kind"] == "add_object")

@@ -20,11 +20,9 @@ def _example_cache(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory) -> Path:
-    from wac.compiler.pipeline import compile_project
-
-    out = tmp_path_factory.mktemp("eco_build") / "build"
-    res = compile_project(SOURCES, ROOT, out=out, jobs=1)
+def built(shipped_build) -> Path:
+    """The shipped tasks and the taxonomy's demonstration tasks, compiled once per session."""
+    res, out = shipped_build
     assert res.ok, [d.message for d in res.diagnostics]
     return out
 

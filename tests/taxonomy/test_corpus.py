@@ -33,13 +33,9 @@ ENCLOSED = frozenset(
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    """One strict compile of tasks_src: (the result, the build directory)."""
-    from wac.compiler.pipeline import compile_project
-
-    out = tmp_path_factory.mktemp("corpus_build") / "build"
-    res = compile_project([ROOT / "tasks_src"], ROOT, out=out, strict=True)
-    return res, out
+def corpus(shipped_build):
+    """One strict compile of the shipped sources (once per session): (the result, the build directory)."""
+    return shipped_build
 
 
 @pytest.fixture(scope="module")

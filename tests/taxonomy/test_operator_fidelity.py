@@ -198,17 +198,24 @@ def test_plans_keep_clear_of_dynamic_objects(tmp_path, name):
 
 
 def test_extra_asset_takes_any_out_of_place_object_and_refuses_one_that_fits(tmp_path):
-    """The reference's extra_asset: an asset that should not be in the scene.  Out of place by era
-    (E612's reasoning) or by the kind of scene its prefab is made for; a fitting one is refused."""
+    """The reference's extra_asset: an asset that should not be in the scene.  Out of its era, it is
+    evident on its own; out of place only by the kind of scene its prefab is made for (a forklift in
+    a living room), it is no historical incompatibility an auditor could name (issue 27: E550); a
+    fitting one is refused outright (E612)."""
     import json
 
     root = _project(
-        tmp_path, "task t on living_room {\n    anomaly extra_asset forklift_9 as forklift at (-2, 2)\n}\n"
+        tmp_path, "task t on living_room {\n    anomaly extra_asset torch_9 as torch_stand at (-2, 2)\n}\n"
     )
     res = _build(root, tmp_path / "build")
     assert res.ok, _messages(res)
     rubric = json.loads((tmp_path / "build" / "t" / "rubric.json").read_text())
-    assert "made for industrial scenes, not indoor ones" in json.dumps(rubric)
+    assert "medieval era in a modern scene" in json.dumps(rubric)
+    (root / "tasks" / "t.wa").write_text(
+        'import "../scenes/living_room.wa"\ntask t on living_room {\n    anomaly extra_asset forklift_9 as forklift at (-2, 2)\n}\n'
+    )
+    msgs = _messages(_build(root))
+    assert len(msgs) == 1 and "E550" in msgs[0] and "was in use in the modern era" in msgs[0], msgs
     (root / "tasks" / "t.wa").write_text(
         'import "../scenes/living_room.wa"\ntask t on living_room {\n    anomaly extra_asset chair_9 as chair at (-2, 2)\n}\n'
     )
@@ -223,7 +230,7 @@ def test_extra_asset_passes_its_self_check(tmp_path):
 
     root = _project(
         tmp_path,
-        "task t on living_room {\n    start at (-2, -2) yaw 90 deg\n    anomaly extra_asset forklift_9 as forklift at (-2, 2)\n}\n",
+        "task t on living_room {\n    start at (-2, -2) yaw 90 deg\n    anomaly extra_asset torch_9 as torch_stand at (-2, 2)\n}\n",
     )
     assert _build(root, tmp_path / "build").ok
     r = check_bundle(tmp_path / "build" / "t")

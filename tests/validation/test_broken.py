@@ -31,7 +31,6 @@ CASES = {
     "clean_scene_floats.wa": ("compiler", "floats 0.50 m above the ground in the clean scene"),
     "float_too_small.wa": ("selfcheck", "too small to see"),
     "existence_in_view.wa": ("selfcheck", "can happen while the auditor watches"),
-    "attribute_change_in_view.wa": ("selfcheck", "the change happened in view"),
     "visible_from_start.wa": ("selfcheck", "before the 'before' view"),
     "beyond_budget.wa": ("compiler", "more than the budget of 3"),
     # the shadow/lighting and material checks judge pixels, not the world's state
@@ -40,7 +39,11 @@ CASES = {
         "this view shows 0 px where the sun puts its shadow and 0 px where the world draws it",
     ),
     "shadow_moved_a_few_cm.wa": ("compiler", "a shadow moved by less than 0.5 m is hard to see"),
-    "material_too_subtle.wa": ("selfcheck", "plinth_1 (tall plinth)'s change is too subtle to see"),
+    # issue 27: too subtle for an auditor who never saw the clean look, caught before any run
+    "material_too_subtle.wa": (
+        "compiler",
+        "the `swap_material` anomaly is not evident in the perturbed world",
+    ),
     # issue 9: the pixel rule (invisible changes), watched changes, consequences, multi-anomaly
     # the self-check's pixel rule caught these three as invisible changes; since E538 the compiler
     # refuses a change that is a symmetry of its target before anything runs
@@ -54,15 +57,12 @@ CASES = {
         "selfcheck",
         "invisible change: at no evidence view do crate_1, crate_1_copy",
     ),
-    "recolor_to_own_colour.wa": (
-        "selfcheck",
-        "the new colour is too close to what the object already looks like",
-    ),
-    "red_crate_turns_red.wa": ("selfcheck", "invisible change"),
-    "cup_grows_far.wa": ("selfcheck", "invisible change: at no evidence view do cup_1's pixels differ"),
+    "recolor_to_own_colour.wa": ("compiler", "the `recolor` anomaly is not evident in the perturbed world"),
+    "red_crate_turns_red.wa": ("compiler", "the `recolor` anomaly is not evident in the perturbed world"),
+    # caught by the compiler since issue 27: a cup 1.2x its size is no defect to an auditor who never saw it
+    "cup_grows_far.wa": ("compiler", "the `scale` anomaly is not evident in the perturbed world on its own"),
     # caught by the compiler since E536 (the perturbed world's objects may not interpenetrate)
     "spawn_bottle_inside_crate.wa": ("compiler", "`bottle_9` interpenetrates `crate_1`"),
-    "hoarding_vanishes_in_view.wa": ("selfcheck", "px of hoarding_1 were on screen"),
     "spawn_knocks_barrels.wa": ("compiler", "`box_9` interpenetrates `barrel_1`"),
     "benign_barrel_pushed.wa": ("compiler", "`barrel_4` interpenetrates `barrel_3`"),
     "multi_second_invisible.wa": ("compiler", "`rotate` cannot be seen: `bin_1` looks exactly as it did"),

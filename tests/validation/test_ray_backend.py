@@ -40,7 +40,8 @@ def _compare(files, tmp_path, capsys):
     build = tmp_path / "build"
     assert compile_project(files, ROOT, out=build, jobs=1).ok
     local = _results(["selfcheck", str(build), "--json", "-j", "1"], capsys)
-    remote = _results(["selfcheck", str(build), "--json", "--backend", "ray"], capsys)
+    # --force: the local run kept its verdicts, which the Ray run must reach again, not reuse
+    remote = _results(["selfcheck", str(build), "--json", "--backend", "ray", "--force"], capsys)
     assert remote == local
     assert len(local) == len(files)
     return local

@@ -213,18 +213,16 @@ def test_a_task_whose_every_variation_was_discarded_says_so(bundle, monkeypatch,
     assert "in all 1 valid variation(s)" in out and "only the plan itself could be tested" in out
 
 
-def test_a_walk_into_the_target_turned_aside_by_a_wall_is_no_evidence(tmp_path):
-    """The barrel stands just past a wall's end.  Half a metre to the left, the walk at it meets the
-    wall, slides along it and past the barrel without touching it; 0.38 m to the left the wall's end
-    stops it just short of the barrel: either variation cannot test a contact trigger and is
-    discarded (the plan's own walk reaches the barrel)."""
+def test_a_walk_into_the_target_from_beside_a_wall_still_reaches_it(tmp_path):
+    """The barrel stands just past a wall's end.  The plan's viewpoint used to stand where a side step
+    to the left put the wall's end in the way of the walk at the barrel (discarded: "the way to the
+    target is blocked", or held short of it, "not touching it"); the planner now keeps its viewpoint
+    clear of what the anomaly and its walk need (issue 27), and the walks at the barrel from either
+    side of it reach it and show the launch."""
     b = _task_bundle(tmp_path, "cottage_barrel_tumbles")
-    o = _try(b, V.Variation(side_m=-0.5))
-    assert not o.valid and o.why.startswith("the way to the target is blocked"), o.why
-    # 0.38 m to the left the wall's end holds the agent 9 cm short of the barrel, which the rays
-    # ahead (reaching 10 cm) still see: seen is not touched
-    o = _try(b, V.Variation(side_m=-0.38))
-    assert not o.valid and "not touching it" in o.why, o.why
+    for side in (-0.5, -0.38, 0.4):
+        o = _try(b, V.Variation(side_m=side))
+        assert o.valid and o.ok, (side, o.why)
     assert _try(b, V.Variation(), lenient=False).ok
 
 
@@ -276,12 +274,12 @@ def test_a_walk_that_slides_past_the_gate_in_the_clean_world_never_shows_it_bloc
 
 
 def test_a_light_object_knocked_over_alike_in_both_worlds_is_no_anomaly_in_the_clean_one(tmp_path):
-    """fh_living_room_a (`launch toy_basket … when contact`), side step -0.31 m: the walk knocks the
+    """fh_living_room_a (`launch toy_basket … when contact`), side step -0.4 m: the walk knocks the
     1 kg basket upside down in the clean world.  The response to contact is judged against the same
     contact in the other world, so the clean basket is the reference, not an anomaly, and the
     perturbed one, launched 1.6 m up, still shows it."""
     b = _task_bundle(tmp_path, "fh_living_room_a")
-    o = _try(b, V.Variation(side_m=-0.31))
+    o = _try(b, V.Variation(side_m=-0.4))
     assert o.valid and o.ok, o.why
     assert o.clean.value >= 120.0 and not o.clean.anomalous  # tipped over, as a light basket may
     assert o.perturbed.anomalous and "rose" in o.perturbed.detail
@@ -339,11 +337,11 @@ def test_a_walk_to_a_distance_triggers_far_point_ends_as_far_from_the_target(tur
 
 
 def test_a_walk_away_cut_short_by_a_bush_is_no_evidence(tmp_path):
-    """meadow_12 (`hide tree_1 when leave enter 4 m exit 7 m`), 0.75 m closer: the walk away runs
+    """meadow_12 (`hide tree_1 when leave enter 4 m exit 7 m`), 1 m closer: the walk away runs
     into the undergrowth the plan's walk passed and ends 0.4 m short, inside the exit distance, so
     the tree never leaves.  The variation cannot test the plan; the plan itself still passes."""
     b = _task_bundle(tmp_path, "meadow_12")
-    o = _try(b, V.Variation(closer_m=0.75), by_distance=True)
+    o = _try(b, V.Variation(closer_m=1.0), by_distance=True)
     assert not o.valid and "cut short" in o.why and "against meadow_bushes_2" in o.why
     assert _try(b, V.Variation(), by_distance=True, lenient=False).ok
 
@@ -366,4 +364,4 @@ def test_an_anachronism_out_of_view_is_no_evidence(tmp_path):
     o = _try(b, V.Variation(side_m=-1.0))
     assert not o.valid and o.why.startswith("out of sight: ") and "cone_1" in o.why, o.why
     o = _try(b, V.Variation(), lenient=False)
-    assert o.ok and "is in view in an ancient scene" in o.perturbed.detail
+    assert o.ok and "is in view: " in o.perturbed.detail and "after the ancient era" in o.perturbed.detail
