@@ -208,20 +208,25 @@ DIGESTED = ("wac", "wac.grammar", "wac.compiler", "wac.bundle", "wac.taxonomy", 
 def compiler_digest() -> str:
     """Hash of wac's own code and data: a new compiler invalidates the build cache."""
     h = hashlib.sha256(__version__.encode())
-    for pkg in DIGESTED:
-        root = resources.files(pkg)
-        for entry in sorted(_walk(root), key=lambda e: str(e)):
-            h.update(str(entry).split(pkg.split(".")[-1], 1)[-1].encode())
-            h.update(entry.read_bytes())
+    hash_packages(h, DIGESTED)
     return h.hexdigest()
 
 
-def _walk(root):
+def hash_packages(h, packages, suffixes=(".py", ".lark", ".yaml", ".wa")) -> None:
+    """Feed `h` the files of `packages` (their code and data) with their paths in the package."""
+    for pkg in packages:
+        root = resources.files(pkg)
+        for entry in sorted(_walk(root, suffixes), key=lambda e: str(e)):
+            h.update(str(entry).split(pkg.split(".")[-1], 1)[-1].encode())
+            h.update(entry.read_bytes())
+
+
+def _walk(root, suffixes):
     for entry in root.iterdir():
         if entry.is_dir():
             if entry.name != "__pycache__":
-                yield from _walk(entry)
-        elif entry.name.endswith((".py", ".lark", ".yaml", ".wa")):
+                yield from _walk(entry, suffixes)
+        elif entry.name.endswith(suffixes):
             yield entry
 
 

@@ -67,6 +67,14 @@ class Timeline:
             return list(w.things.values())
         return [t for t in w.things.values() if t.id in self.focus]
 
+    def steps(self):
+        """Each changed object across each pair of consecutive states: (the later state's index,
+        its id, the earlier world, the thing there or None, the later world, the thing there or None)."""
+        for k in range(1, len(self.states)):
+            a, b = self.states[k - 1], self.states[k]
+            for oid in sorted(self.changed):
+                yield k, oid, a, a.things.get(oid), b, b.things.get(oid)
+
     @property
     def last(self) -> World:
         return self.states[-1]

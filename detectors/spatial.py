@@ -99,20 +99,15 @@ def distance_dependent(tl: Timeline, ask: frozenset[str]) -> Report:
     """An object whose size, colour or detail changes with the viewer's distance."""
     found: dict[str, Finding] = {}
     if tl.by_distance:
-        for k in range(1, len(tl.states)):
-            a, b = tl.states[k - 1], tl.states[k]
-            for oid in tl.changed:
-                ta, tb = a.things.get(oid), b.things.get(oid)
-                if ta is None or tb is None:
-                    continue
-                what = _look_change(a, ta, b, tb)
-                if what:
-                    found.setdefault(
-                        oid,
-                        Finding(
-                            Category.view_dependent, (oid,), f"{tb.label} {what} with distance", False, k
-                        ),
-                    )
+        for k, oid, a, ta, b, tb in tl.steps():
+            if ta is None or tb is None:
+                continue
+            what = _look_change(a, ta, b, tb)
+            if what:
+                found.setdefault(
+                    oid,
+                    Finding(Category.view_dependent, (oid,), f"{tb.label} {what} with distance", False, k),
+                )
     why = {o: f"`{o}` looks the same from every distance" for o in ask if o not in found}
     return Report(tuple(found.values()), why)
 

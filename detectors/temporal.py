@@ -54,23 +54,20 @@ def appears_or_vanishes(tl: Timeline, ask: frozenset[str]) -> Report:
     """An object that is there in one state and gone in the next (or the reverse)."""
     found: dict[str, Finding] = {}
     if not tl.by_distance:
-        for k in range(1, len(tl.states)):
-            a, b = tl.states[k - 1], tl.states[k]
-            for oid in sorted(tl.changed):
-                ta, tb = a.things.get(oid), b.things.get(oid)
-                was, now = ta is not None and ta.drawn, tb is not None and tb.drawn
-                if was != now:
-                    t = tb or ta
-                    found.setdefault(
-                        oid,
-                        Finding(
-                            Category.existence,
-                            (oid,),
-                            f"{t.label} {'appears' if now else 'disappears'} with no one there to cause it",
-                            False,
-                            k,
-                        ),
-                    )
+        for k, oid, _, ta, _, tb in tl.steps():
+            was, now = ta is not None and ta.drawn, tb is not None and tb.drawn
+            if was != now:
+                t = tb or ta
+                found.setdefault(
+                    oid,
+                    Finding(
+                        Category.existence,
+                        (oid,),
+                        f"{t.label} {'appears' if now else 'disappears'} with no one there to cause it",
+                        False,
+                        k,
+                    ),
+                )
     why = {o: f"`{o}` stays where it is" for o in ask if o not in found}
     return Report(tuple(found.values()), why)
 
@@ -114,18 +111,14 @@ def changes_by_itself(tl: Timeline, ask: frozenset[str]) -> Report:
     back and forth on its own."""
     found: dict[str, Finding] = {}
     if not tl.by_distance:
-        for k in range(1, len(tl.states)):
-            a, b = tl.states[k - 1], tl.states[k]
-            for oid in sorted(tl.changed):
-                ta, tb = a.things.get(oid), b.things.get(oid)
-                if ta is None or tb is None or not (ta.drawn and tb.drawn):
-                    continue
-                what = attribute_change(a, ta, b, tb)
-                if what:
-                    found.setdefault(
-                        oid,
-                        Finding(Category.static_attribute, (oid,), f"{tb.label} {what} by itself", False, k),
-                    )
+        for k, oid, a, ta, b, tb in tl.steps():
+            if ta is None or tb is None or not (ta.drawn and tb.drawn):
+                continue
+            what = attribute_change(a, ta, b, tb)
+            if what:
+                found.setdefault(
+                    oid, Finding(Category.static_attribute, (oid,), f"{tb.label} {what} by itself", False, k)
+                )
     for k, w in enumerate(tl.states):
         for t in tl.judged(w):
             m = t.look.motion
@@ -178,18 +171,14 @@ def broken_process(tl: Timeline, ask: frozenset[str]) -> Report:
             elif note and t.id in ask:
                 why[t.id] = note
     if not tl.by_distance:
-        for k in range(1, len(tl.states)):
-            a, b = tl.states[k - 1], tl.states[k]
-            for oid in sorted(tl.changed):
-                ta, tb = a.things.get(oid), b.things.get(oid)
-                if ta is None or tb is None:
-                    continue
-                what = _switch(ta, tb)
-                if what:
-                    found.setdefault(
-                        oid,
-                        Finding(Category.operational_state, (oid,), f"{tb.label} {what} by itself", False, k),
-                    )
+        for k, oid, _, ta, _, tb in tl.steps():
+            if ta is None or tb is None:
+                continue
+            what = _switch(ta, tb)
+            if what:
+                found.setdefault(
+                    oid, Finding(Category.operational_state, (oid,), f"{tb.label} {what} by itself", False, k)
+                )
     for o in ask:
         if o not in found:
             why.setdefault(o, f"`{o}` works as its kind does")

@@ -93,11 +93,11 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
         from wac.backends import ray_map
 
         fresh = ray_map(safe_check, [(str(b), args.out) for b in todo], args.address)
+        for b, r in zip(todo, fresh, strict=True):
+            verdicts.record(b, r)
     else:
         tty = sys.stderr.isatty() and not args.json
         fresh = run_many(todo, jobs, args.out, progress=tty, on_result=verdicts.record)
-    for b, r in zip(todo, fresh, strict=True):
-        verdicts.record(b, r)
     for d in verdicts.save():
         print(f"wac: {d} is not writable: its verdicts were not kept", file=sys.stderr)
     it = iter(fresh)

@@ -17,8 +17,10 @@ import os
 import sys
 import time
 from functools import lru_cache
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
+
+from wac.compiler.emit import hash_packages
 
 from .bundlecheck import SelfCheckResult
 from .readings import Reading
@@ -28,8 +30,7 @@ FORMAT = 1
 SAVE_EVERY_S = 20.0
 # what a self-check runs on besides wac's code: a new version may change a frame or a physics step
 _LIBRARIES = ("numpy", "scipy", "pybullet", "vtk", "pyvista", "trimesh", "python-fcl", "shapely", "pillow")
-# wac's packages whose code or data a self-check may run (all but the review app); `wac` itself
-# without its subpackages, which the project lays out as top-level folders
+# wac's packages whose code or data a self-check may run (all but the review app)
 _CHECKER = (
     "wac",
     "wac.grammar",
@@ -55,21 +56,8 @@ def checker_digest() -> str:
             h.update(f"{lib}={metadata.version(lib)};".encode())
         except metadata.PackageNotFoundError:
             h.update(f"{lib}=-;".encode())
-    for pkg in _CHECKER:
-        root = resources.files(pkg)
-        for entry in sorted(_walk(root, deep=pkg != "wac"), key=str):
-            h.update(f"{pkg}:{str(entry)[len(str(root)) :]}".encode())
-            h.update(entry.read_bytes())
+    hash_packages(h, _CHECKER, (".py", ".lark", ".yaml", ".wa", ".obj", ".json"))
     return h.hexdigest()
-
-
-def _walk(node, deep: bool = True):
-    for entry in node.iterdir():
-        if entry.is_dir():
-            if deep and entry.name != "__pycache__":
-                yield from _walk(entry)
-        elif entry.name.endswith((".py", ".lark", ".yaml", ".wa", ".obj", ".json")):
-            yield entry
 
 
 def bundle_digest(bundle: Path) -> str:
@@ -90,7 +78,6 @@ class Verdicts:
         self._files: dict[Path, dict] = {}  # build directory -> its entries, by bundle name
         self._dirty: set[Path] = set()
         self._digests: dict[Path, str] = {}
-        self._recorded: dict[Path, set[str]] = {}  # this run's verdicts, by directory
         self._saved = time.monotonic()
         self._unwritable: set[Path] = set()
 
@@ -135,9 +122,6 @@ class Verdicts:
         if result.error is not None or result.reused:
             return
         bundle = bundle.resolve()
-        if bundle.name in self._recorded.get(bundle.parent, set()):
-            return
-        self._recorded.setdefault(bundle.parent, set()).add(bundle.name)
         d = result.as_dict()
         d.pop("passed", None)
         d.pop("bundle", None)
