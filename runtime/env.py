@@ -74,7 +74,7 @@ class StepResult:
 
     step: int
     action: Action | None
-    frame: np.ndarray
+    frame: np.ndarray | None  # None: not rendered (`WorldEnv(step_images=False)`; `WorldEnv.view`)
     film: tuple[FilmFrame, ...]
     pose: AgentPose
     sim_time: float
@@ -112,11 +112,14 @@ class WorldEnv(AnomalyTriggers):
         start: tuple[float, float, float, float] | None = None,
         budget: int | None = None,
         film_images: bool = True,
+        step_images: bool = True,
     ) -> None:
         """`start` (x, y, yaw_deg, pitch_deg) and `budget` override the task's start pose and action budget
         (the runner's closer-start and budget-multiplier ablations).  `film_images=False` keeps the film
         frames' times and poses but makes no image for them (for agents that never look); the world and
-        the final frames come out exactly as with images (`Renderer.pass_frame`)."""
+        the final frames come out exactly as with images (`Renderer.pass_frame`).  `step_images=False` does
+        the same for the frame at the end of each action (`StepResult.frame` is None; `view()` renders
+        the current one when wanted): for checks that look at a few of the frames only."""
         if variant not in ("clean", "perturbed"):
             raise UsageError(f"variant must be 'clean' or 'perturbed', got {variant!r}")
         self.task, self.bundle_dir = load_task(bundle_or_task)
@@ -125,6 +128,7 @@ class WorldEnv(AnomalyTriggers):
         self.width, self.height, self.hfov = width, height, hfov_deg
         self.film_interval = film_interval_s if film_interval_s and film_interval_s > 0 else None
         self.film_images = film_images
+        self.step_images = step_images
         self.shadows = shadows
         self.record_dir = Path(record_dir) if record_dir else None
         self.start_override = tuple(float(v) for v in start) if start is not None else None
@@ -165,7 +169,13 @@ class WorldEnv(AnomalyTriggers):
         self.history = []
         self.events = []
         self._interacted: set[str] = set()
+        self._one_ways = self.world.selection(
+            lambda st: st.mechanism_state.trapped or "one_way" in st.mechanism
+        )
+        self._trappers: list = []  # one-way solids and what has trapped the agent (`_one_way`)
         self._bounds = np.asarray(ex.bounds, dtype=float)
+        self._bounds_xs = [float(v) for v in self._bounds[:, 0]] if len(self._bounds) else []
+        self._bounds_ys = [float(v) for v in self._bounds[:, 1]] if len(self._bounds) else []
         self.anomalies: list[LiveAnomaly] = []
         if self.variant == "perturbed":
             for i, an in enumerate(self.task.anomalies):
@@ -237,6 +247,12 @@ class WorldEnv(AnomalyTriggers):
     def _frame(self) -> np.ndarray:
         return self.renderer.render(self.camera())
 
+    def view(self) -> np.ndarray:
+        """The frame the agent sees now: the last action's, rendered again when it was not kept
+        (`step_images=False`); free, and it leaves the world as it was."""
+        frame = self.history[-1].frame
+        return frame if frame is not None else self._frame()
+
     def observe(self) -> StepResult:
         """The current frame and state; free (no budget, no time)."""
         last = self.history[-1]
@@ -294,7 +310,11 @@ class WorldEnv(AnomalyTriggers):
         fell = self._fall_and_respawn()
         if fell:  # the reference says only that the agent respawned (core.js `respawned`)
             outcome = outcome.split("; dropped")[0] + fell
-        frame = self._frame()
+        if self.step_images:
+            frame = self._frame()
+        else:
+            frame = None
+            self.renderer.pass_frame(self.camera())
         res = StepResult(
             self.steps,
             action,
@@ -391,7 +411,9 @@ class WorldEnv(AnomalyTriggers):
     def _one_way(self) -> None:
         """Open one-way solids to an agent in front of their entry face; trap it once inside."""
         foot = self.physics.agent_position()
-        for st in self.world.objects.values():
+        # what may trap the agent until the next tick (effects switch only at ticks): `_trap_blocks`
+        self._trappers = self._one_ways()
+        for st in self._trappers:
             if "one_way" not in st.mechanism or not st.present:
                 continue
             lo, hi = self.world.aabb(st)
@@ -413,7 +435,7 @@ class WorldEnv(AnomalyTriggers):
     def _trap_blocks(self, x: float, y: float) -> bool:
         """Whether a step to (x, y) would leave a one-way solid that has trapped the agent."""
         r = self.task.exploration.agent_radius_m
-        for st in self.world.objects.values():
+        for st in self._trappers:
             if st.mechanism_state.trapped and st.present:
                 lo, hi = self.world.aabb(st)
                 m = np.minimum(r, (hi[:2] - lo[:2]) / 2 - 0.01)
@@ -429,7 +451,8 @@ class WorldEnv(AnomalyTriggers):
         poly = self._bounds
         if len(poly) < 3:
             return True
-        xs, ys = poly[:, 0], poly[:, 1]
+        xs, ys = self._bounds_xs, self._bounds_ys  # floats: per physics step, numpy scalars cost
+        x, y = float(x), float(y)
         inside = False
         j = len(poly) - 1
         for i in range(len(poly)):
@@ -551,7 +574,7 @@ class WorldEnv(AnomalyTriggers):
             return text
         act = self._interaction(st, kinds[0])
         if "delay" in mech:
-            st.pending.append((self.sim_time + (mech["delay"] or 3.0), act))
+            st.pending = [*st.pending, (self.sim_time + (mech["delay"] or 3.0), act)]
         else:
             act()
         self._advance(INTERACT_S)

@@ -14,10 +14,8 @@ def advance(world: World, dt: float, rng: np.random.Generator) -> list[str]:
     """Advance every time-driven mechanism by `dt` seconds; returns short notes of what happened."""
     notes: list[str] = []
     t = world.sim_time
-    for st in world.objects.values():
-        if not st.present:
-            continue
-        # each step below is a no-op without its mechanism: most objects have none (checked cheaply)
+    for st in world.selection(_mechanical)():
+        # each step below is a no-op without its mechanism
         if st.pending:
             _pending(st, t, notes)
         if st.is_door:
@@ -29,6 +27,12 @@ def advance(world: World, dt: float, rng: np.random.Generator) -> list[str]:
         if st.mechanism:
             _flicker(st, t)
     return notes
+
+
+def _mechanical(st: ObjectState) -> bool:
+    """Whether time may change the object: a present one with a delayed interaction, a door, a
+    spinning part, a motion or a mechanism."""
+    return st.present and bool(st.pending or st.is_door or st.spinning_parts or st.motion or st.mechanism)
 
 
 def _pending(st: ObjectState, t: float, notes: list[str]) -> None:

@@ -126,6 +126,8 @@ class Physics(Bodies):
         self.stepped = True  # a simulation step ran since the last `read_back`
         self.steps_run = self.steps_skipped = 0
         self._dynamic: tuple = (None, 0, [])  # (the world's objects, their number, the dynamic ones)
+        self._changed = world.watch()  # objects assigned since the last `sync`
+        self._synced_version = -1  # the world's version at the last `sync` that saw every object
         self._reset_sim()
 
     # --- set-up --------------------------------------------------------------------------
@@ -183,7 +185,9 @@ class Physics(Bodies):
         self.refs[self.agent] = BodyRef("agent")
 
     def sync(self, full: bool = False) -> None:
-        """Bring bodies in line with the world: rebuild changed objects, re-pose kinematic ones."""
+        """Bring bodies in line with the world: rebuild changed objects, re-pose kinematic ones.  Only
+        objects assigned since the last sync are looked at (all of them when the world's set of
+        objects changed), in world order."""
         p, c = self.p, self.cid
         if full or self.ground_version != self.world.version:
             self._build_ground()
@@ -192,7 +196,17 @@ class Physics(Bodies):
         if not self.bodies.keys() <= objects.keys():
             for oid in [o for o in self.bodies if o not in objects]:
                 self._remove_object(oid)
-        for oid, st in objects.items():  # keyed by object id
+        if full or self._synced_version != self.world.version:
+            todo = objects.items()
+            self._synced_version = self.world.version
+        elif self._changed:
+            todo = sorted(
+                ((o, objects[o]) for o in self._changed if o in objects), key=lambda kv: kv[1].index
+            )
+        else:
+            return
+        self._changed.clear()
+        for oid, st in todo:  # keyed by object id
             if full or self.versions.get(oid) != st.shape_version:
                 self._build_object(st)
                 continue
@@ -205,12 +219,15 @@ class Physics(Bodies):
             if self._pose_keys.get(oid) == key:
                 continue  # nothing about its pose changed since the last re-pose
             self._pose_keys[oid] = key
+            frames: dict[str | None, np.ndarray] = {}  # the object's frame, or a moving part's
             for body, part in bodies:
-                if part is None or part.startswith("#"):
-                    m = self._object_base(st)
-                else:
-                    m = self._part_base(st, st.parts[part])
-                m = m @ self.offsets[body]
+                whose = None if part is None or part.startswith("#") else part
+                frame = frames.get(whose)
+                if frame is None:
+                    frame = frames[whose] = (
+                        self._object_base(st) if whose is None else self._part_base(st, st.parts[whose])
+                    )
+                m = frame @ self.offsets[body]
                 bkey = m.tobytes()
                 if self._posed.get(body) == bkey:
                     continue
@@ -283,7 +300,7 @@ class Physics(Bodies):
             links = range(-1, p.getNumJoints(body, physicsClientId=c))
             kw = {}
             if st.simulated:
-                kw["mass"] = st.mass_kg / len(links)  # spread over the links as `_make_body` does
+                kw["mass"] = st.mass_kg / len(links)  # spread over the links as `_make_bodies` does
             if st.restitution is not None:
                 kw["restitution"] = st.restitution
             if st.friction is not None:

@@ -71,13 +71,33 @@ class BodyRef:
     hinged: str | None = None  # part id of a separately posed part (hinge / spin)
 
 
+_SHAPES: dict[tuple, tuple] = {}  # (part shape, size, mesh file, part -> body frame) -> `_shape`'s answer
+_SHAPES_MAX = 20_000
+
+
 class Bodies:
     """Building and removing the world's bodies (mixed into `Physics`)."""
 
     def _shape(self, st: ObjectState, ps: PartState, base_inv: np.ndarray):
-        """Collision shape args for one part, in the frame given by `base_inv` (world -> body)."""
-        p = self.p
+        """Collision shape args for one part, in the frame given by `base_inv` (world -> body); the
+        same part in the same frame gives the same args, so they are kept (`_SHAPES`) for the next
+        world of the process (a task's clean and perturbed worlds, the tasks of a scene)."""
         m = base_inv @ self.world.part_world(st, ps)
+        part = ps.part
+        mesh = None
+        if part.shape == "mesh":
+            w = self.world
+            mesh = (str(w.bundle_dir), w.asset_files.get(part.mesh, part.mesh))
+        key = (part.shape, tuple(part.size), mesh, m.tobytes())
+        got = _SHAPES.get(key)
+        if got is None:
+            if len(_SHAPES) >= _SHAPES_MAX:
+                _SHAPES.clear()
+            got = _SHAPES[key] = self._new_shape(ps, m)
+        return got
+
+    def _new_shape(self, ps: PartState, m: np.ndarray):
+        p = self.p
         lin = m[:3, :3]
         scale = np.linalg.norm(lin, axis=0)
         rot = lin / np.maximum(scale, 1e-12)
@@ -91,7 +111,7 @@ class Bodies:
         centre = verts.mean(axis=0)
         return dict(shapeType=p.GEOM_MESH, vertices=(verts - centre).tolist()), centre, np.eye(3)
 
-    def _make_body(
+    def _make_bodies(
         self,
         st: ObjectState,
         parts: list[PartState],
@@ -101,12 +121,15 @@ class Bodies:
         mask: int,
         ref: BodyRef,
         place: np.ndarray | None = None,
-    ) -> int | None:
-        """One rigid body (a multibody with fixed links when there are several parts); shapes are
-        expressed relative to `base`, and the body is put at `place` (default `base`)."""
+    ) -> list[int]:
+        """The bodies of some parts; shapes are expressed relative to `base`, and the bodies are put
+        at `place` (default `base`).  Parts that may move under physics (`mass` > 0, or a dynamic
+        object's `GROUP_SOLID` body) make one multibody with fixed links; parts physics never moves
+        make one static rigid body each, which a step costs a fifth of a fixed multibody link (Bullet
+        integrates every multibody, awake or not: most of a large scene's step time)."""
         p, c = self.p, self.cid
         if not parts:
-            return None
+            return []
         inv = np.linalg.inv(base)
         shapes, pos, orn = [], [], []
         for ps in parts:
@@ -114,23 +137,46 @@ class Bodies:
             shapes.append(p.createCollisionShape(physicsClientId=c, **args))
             pos.append(centre.tolist())
             orn.append(_quat(rot))
-        n = len(shapes)
-        masses = [mass / n] * n if mass > 0 else [0.0] * n
-        body = self._multibody(shapes, pos, orn, masses, base if place is None else place)
+        at = base if place is None else place
+        if mass > 0 or group == GROUP_SOLID:
+            n = len(shapes)
+            bodies = [self._multibody(shapes, pos, orn, [mass / n] * n if mass > 0 else [0.0] * n, at)]
+            links = range(-1, n - 1)
+        else:
+            bodies = [self._static(shape, q, o, at) for shape, q, o in zip(shapes, pos, orn, strict=True)]
+            links = range(-1, 0)
         fr = st.friction if st.friction is not None else 0.6
         rs = st.restitution if st.restitution is not None else 0.0
-        for link in range(-1, n - 1):
-            p.setCollisionFilterGroupMask(body, link, group, mask, physicsClientId=c)
-            p.changeDynamics(
-                body,
-                link,
-                lateralFriction=fr,
-                restitution=rs,
-                rollingFriction=0.01,
-                spinningFriction=0.01,
-                physicsClientId=c,
-            )
-        self.refs[body] = ref
+        for body in bodies:
+            for link in links:
+                p.setCollisionFilterGroupMask(body, link, group, mask, physicsClientId=c)
+                p.changeDynamics(
+                    body,
+                    link,
+                    lateralFriction=fr,
+                    restitution=rs,
+                    rollingFriction=0.01,
+                    spinningFriction=0.01,
+                    physicsClientId=c,
+                )
+            self.refs[body] = ref
+        return bodies
+
+    def _static(self, shape: int, pos, orn, base: np.ndarray) -> int:
+        """A static rigid body for one shape at (pos, orn) in the `base` frame."""
+        frame = np.eye(4)
+        frame[:3, :3], frame[:3, 3] = _matrix(orn), pos
+        m = base @ frame
+        body = self.p.createMultiBody(
+            0.0,
+            shape,
+            -1,
+            m[:3, 3].tolist(),
+            _quat(m[:3, :3]),
+            useMaximalCoordinates=True,
+            physicsClientId=self.cid,
+        )
+        self.offsets[body] = frame
         return body
 
     def _multibody(self, shapes, pos, orn, masses, base) -> int:
@@ -206,7 +252,7 @@ class Bodies:
         if not st.present:
             ghost = []
         if dynamic and solid:
-            b = self._make_body(
+            (b,) = self._make_bodies(
                 st, solid, base, st.mass_kg, GROUP_SOLID, MASK_SOLID, BodyRef("object", st.id)
             )
             # Dynamic objects start asleep where they were placed (as game engines do): a floated
@@ -222,12 +268,13 @@ class Bodies:
             fixed = [ps for ps in solid if not (ps.part.hinge or ps.part.spin)]
             # a dynamic object held still (frozen, massless) may be given mass later: not fixed
             group, mask = (GROUP_SOLID, MASK_SOLID) if st.spec.dynamic else (GROUP_FIXED, MASK_FIXED)
-            b = self._make_body(st, fixed, base, 0.0, group, mask, BodyRef("object", st.id))
-            if b is not None:
-                out.append((b, None))
+            out += [
+                (b, None)
+                for b in self._make_bodies(st, fixed, base, 0.0, group, mask, BodyRef("object", st.id))
+            ]
             for ps in solid:
                 if ps.part.hinge or ps.part.spin:
-                    pb = self._make_body(
+                    bodies = self._make_bodies(
                         st,
                         [ps],
                         self._part_base(st, ps, visual=True),
@@ -237,25 +284,16 @@ class Bodies:
                         BodyRef("object", st.id, ps.part.id),
                         place=self._part_base(st, ps),
                     )
-                    out.append((pb, ps.part.id))
+                    out += [(b, ps.part.id) for b in bodies]
         if ghost and not st.is_liquid:
-            b = self._make_body(
-                st, ghost, base, 0.0, GROUP_GHOST, GROUP_RAYS, BodyRef("object", st.id, "#ghost")
-            )
-            if b is not None:
-                out.append((b, "#ghost"))
+            ref = BodyRef("object", st.id, "#ghost")
+            out += [
+                (b, "#ghost") for b in self._make_bodies(st, ghost, base, 0.0, GROUP_GHOST, GROUP_RAYS, ref)
+            ]
         if "through_walls" in st.mechanism:
-            b = self._make_body(
-                st,
-                list(st.parts.values()),
-                base,
-                0.0,
-                GROUP_REACH,
-                GROUP_RAYS,
-                BodyRef("object", st.id, "#reach"),
-            )
-            if b is not None:
-                out.append((b, "#reach"))
+            ref = BodyRef("object", st.id, "#reach")
+            bodies = self._make_bodies(st, list(st.parts.values()), base, 0.0, GROUP_REACH, GROUP_RAYS, ref)
+            out += [(b, "#reach") for b in bodies]
         self.bodies[st.id] = out
         if st.spec.walkable:
             self.walkable_bodies.update(b for b, part in out if part is None or not part.startswith("#"))
@@ -348,7 +386,13 @@ class Bodies:
         p, c = self.p, self.cid
         shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[s / 2 for s in size], physicsClientId=c)
         b = p.createMultiBody(
-            0, shape, -1, list(centre), _quat(rot if rot is not None else np.eye(3)), physicsClientId=c
+            0,
+            shape,
+            -1,
+            list(centre),
+            _quat(rot if rot is not None else np.eye(3)),
+            useMaximalCoordinates=True,
+            physicsClientId=c,
         )
         p.setCollisionFilterGroupMask(b, -1, GROUP_FIXED, MASK_FIXED, physicsClientId=c)
         p.changeDynamics(

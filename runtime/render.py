@@ -19,7 +19,10 @@ up their shared VTK state and makes the frames.  `camera.py` holds the `Camera`.
 
 from __future__ import annotations
 
+import atexit
 import os
+import threading
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,6 +51,70 @@ def _vtk():
             "rendering needs the 'vtk' package (via 'pyvista'): pip install 'wac[runtime]'"
         ) from exc
     return vtk, numpy_support
+
+
+@dataclass
+class _Slot:
+    """An offscreen render window handed from one renderer of the process to the next (a task's
+    clean and perturbed worlds, the tasks of a scene), up to `_SLOT_USES` of them: a new window per
+    world made a worker's memory grow by about 12 MB a world (to 5 GB over the corpus in one
+    process).  Shadow passes are never handed on: a VTK shadow pass that baked another renderer's
+    lamps shades the next renderer's wrongly even after a new bake (a lamp that lights nothing lit
+    the room)."""
+
+    win: object
+    uses: int = 0  # renderers that had it
+    main: bool = True  # made in the main thread (see `_pooled`)
+
+
+_SLOTS: dict[tuple[int, int], list[_Slot]] = {}  # (width, height) -> slots free for a renderer
+_SLOTS_KEPT = 2  # per size: a task's two worlds one after the other, or an MCP session's
+# renderers per window: a GL context keeps a little of each renderer it served; a new window now and
+# then keeps a worker's memory flat
+_SLOT_USES = 16
+
+
+def _pooled() -> bool:
+    """Windows are handed on in the main thread only: an EGL context is bound to the thread that
+    made it current, and a window another thread (a server's worker) left crashed the next render."""
+    return threading.current_thread() is threading.main_thread()
+
+
+def _slot(vtk, width: int, height: int) -> _Slot:
+    """A free slot of this size the process made before, else a new window."""
+    free = _SLOTS.get((width, height)) if _pooled() else None
+    if free:
+        slot = free.pop()
+        slot.uses += 1
+        return slot
+    win = vtk.vtkRenderWindow()
+    win.SetOffScreenRendering(1)
+    win.SetSize(width, height)
+    win.SetMultiSamples(0)
+    win.SetNumberOfLayers(2)
+    return _Slot(win, main=_pooled())
+
+
+def _release(slot: _Slot, renderers) -> None:
+    """Give a renderer's window back for the next one (or close it when enough are kept)."""
+    win = slot.win
+    for ren in renderers:
+        ren.SetPass(None)
+        ren.ReleaseGraphicsResources(win)
+        win.RemoveRenderer(ren)
+    free = _SLOTS.setdefault(tuple(win.GetSize()), [])
+    if slot.main and _pooled() and len(free) < _SLOTS_KEPT and slot.uses < _SLOT_USES:
+        free.append(slot)
+    else:
+        win.Finalize()
+
+
+@atexit.register
+def _close_slots() -> None:
+    for free in _SLOTS.values():
+        for slot in free:
+            slot.win.Finalize()
+        free.clear()
 
 
 def id_color(index: int) -> tuple[float, float, float]:
@@ -85,11 +152,8 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
             # texels looks the same as at 2048 (mean pixel difference 0.005 of 255 in the living room, with
             # the shadow fixes) at a third of the bake time and a quarter of the memory
             shadow_resolution = 2048 if world.scene.sun is not None else 1024
-        self.win = vtk.vtkRenderWindow()
-        self.win.SetOffScreenRendering(1)
-        self.win.SetSize(self.width, self.height)
-        self.win.SetMultiSamples(0)
-        self.win.SetNumberOfLayers(2)
+        self._slot = _slot(vtk, self.width, self.height)
+        self.win = self._slot.win
         self.ren = vtk.vtkRenderer()
         self.ren.SetAutomaticLightCreation(False)
         self.ren.SetLayer(0)
@@ -149,8 +213,10 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         self._culler = self.ren.GetCullers().GetItemAsObject(0)  # frustum culling, off while lamp maps bake
         self._passes = None
         if shadows:
-            self._passes = self._shadow_passes(shadow_resolution)
+            self._passes, self._bake_seq, self._reuse_seq = self._shadow_passes(shadow_resolution)
         self._seg_mode = False
+        self._changed = world.watch()  # objects assigned since the last `sync`
+        self._scene_sig: tuple | None = None  # what every object's look depends on, at the last `sync`
         self._baked = None  # (global key, object keys, object boxes) at the last shadow bake
         self.bakes = 0
 
@@ -159,12 +225,16 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
             self.ren.SetPass(None)
             if self._passes is not None:
                 self._passes.ReleaseGraphicsResources(self.win)
-            self.win.Finalize()
+            _release(self._slot, (self.ren, self.xray))
             self.win = None
 
     def sync(self) -> None:
+        """Bring the actors in line with the world: the objects assigned since the last sync, those
+        whose look depends on the camera (`cull`), or every object when something they all depend on
+        changed (daylight, lamps, the sun's twin, the scene, the set of objects)."""
         w = self.world
-        if self._built_version != w.version or len(self.groups) != len(w.objects):
+        rebuilt = self._built_version != w.version or len(self.groups) != len(w.objects)
+        if rebuilt:
             self._build()
         az, el, day = w.daylight()
         sun = w.scene.sun
@@ -195,7 +265,22 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         self._sync_lamps(day)
         self._set_shader(self._ground, "cast")
         self._set_shader(self._skirt, "backdrop")
-        for st in w.objects.values():
+        sig = (
+            day,
+            self._seg_mode,
+            bool(self.sun_twin.GetSwitch()),
+            tuple(self._sources.get(id(self.ren), ())),
+            tuple(self._sources.get(id(self.xray), ())),
+            id(w.scene),
+            id(w.day_night),
+        )
+        if rebuilt or sig != self._scene_sig:
+            todo = list(w.objects.values())
+        else:
+            todo = [st for st in w.objects.values() if st.id in self._changed or st.render == "cull"]
+        self._scene_sig = sig
+        self._changed.clear()
+        for st in todo:
             self._sync_object(st, day)
         if self._order_dirty:
             self._order()
@@ -261,7 +346,8 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         self.win.Render()
         depth = self._depth()
         self.xray.DrawOn()
-        self.win.Render()
+        if not self._xray_empty():  # then draw it (an empty layer adds nothing but its depth clear)
+            self.win.Render()
         fog = scene.fog
         color = np.asarray(fog.color if fog.color is not None else self.ren.GetBackground(), dtype=float)
         return tinted(fogged(self._grab(), depth, fog, color), scene.tint)
@@ -295,17 +381,24 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         self.ren.SetBackground(0, 0, 0)
         self.ren.SetPass(None)
         try:
+            alone = with_depth and self._xray_empty()  # ids and depth from one frame
+            if alone:
+                self.xray.DrawOff()
             self.win.Render()
             img = self._grab().astype(np.int32)
             code = img[..., 0] + (img[..., 1] << 8) + (img[..., 2] << 16)
             ids = np.where(code == 0, 0, code - 2)
             depth = None
-            if with_depth:  # the x-ray layer clears depth: read it without that layer
+            if alone:
+                depth = self._depth()
+                self.xray.DrawOn()
+            elif with_depth:  # the x-ray layer clears depth: read it without that layer
                 self.xray.DrawOff()
                 self.win.Render()
                 depth = self._depth()
                 self.xray.DrawOn()
         finally:
+            self.xray.DrawOn()
             for actor, prop in saved:
                 actor.SetProperty(prop)
             for a, tex in textures:
@@ -330,6 +423,15 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         flat.SetFrontfaceCulling(like.GetFrontfaceCulling())
         flat.SetBackfaceCulling(like.GetBackfaceCulling())
         return flat
+
+    def _xray_empty(self) -> bool:
+        """Whether the x-ray layer draws nothing now (no object shows through occluders)."""
+        props = self.xray.GetViewProps()
+        props.InitTraversal()
+        for _ in range(props.GetNumberOfItems()):
+            if props.GetNextProp().GetVisibility():
+                return False
+        return True
 
     def render_depth(self, cam: Camera) -> np.ndarray:
         """Metric depth along the view axis (float32 H x W, inf where nothing was drawn)."""

@@ -239,10 +239,9 @@ class ShadowMaps:
         again = vtk.vtkRenderPassCollection()
         again.AddItem(shadows)
         reuse.SetPasses(again)
-        self._bake_seq, self._reuse_seq = seq, reuse
         steps = vtk.vtkRenderStepsPass()
         steps.SetOpaquePass(seq)
-        return steps
+        return steps, seq, reuse
 
     def _sync_twin(self) -> None:
         """The sun's twin is on while the sun shines and a shown object casts no shadow of its own on

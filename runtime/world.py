@@ -7,6 +7,7 @@ Nothing here imports pybullet or VTK.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -36,6 +37,14 @@ class PartState:
     solid: bool
     hinge_deg: float = 0.0
     spin_deg: float = 0.0
+    # the world object this part belongs to: told of every assignment (see `ObjectState.__setattr__`)
+    owner: ObjectState | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        owner = self.__dict__.get("owner")
+        if owner is not None:
+            owner.changed()
 
     def pose(self) -> PartPose:
         return PartPose(self.position, self.rotation_deg, self.hinge_deg, self.spin_deg)
@@ -97,6 +106,23 @@ class ObjectState:
     hinged_parts: tuple[PartState, ...] = field(default=(), init=False, repr=False, compare=False)
     spinning_parts: tuple[PartState, ...] = field(default=(), init=False, repr=False, compare=False)
     moving_parts: tuple[PartState, ...] = field(default=(), init=False, repr=False, compare=False)
+    # the world's change sets (`World.watch`); None outside a world (a copy made to measure a pose)
+    watchers: list[set[str]] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value) -> None:
+        """Every assignment to an object's state (or one of its parts') marks it changed in the sets of
+        the world's consumers, which then redo their work for the objects that changed only.  Runtime
+        code assigns state, never mutates it in place (arrays, dicts and tuples are replaced whole)."""
+        object.__setattr__(self, name, value)
+        self.changed()
+
+    def changed(self) -> None:
+        """Mark the object changed for the world's consumers (a part was assigned)."""
+        watchers = self.__dict__.get("watchers")
+        if watchers:
+            oid = self.spec.id
+            for s in watchers:
+                s.add(oid)
 
     def __post_init__(self) -> None:
         parts = tuple(self.parts.values())
@@ -169,6 +195,10 @@ class World:
         self.sim_time = 0.0
         self.version = 0  # bumped when objects are added or removed or ground changes
         self._next_index = 1
+        self._watchers: list[set[str]] = []
+        self._boxes: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # object id -> bounds (`aabb`)
+        self._reboxed = self.watch()
+        self._selections: dict[Callable, Callable[[], list[ObjectState]]] = {}  # `selection`
         for spec in task.scene.objects:
             self.add(spec)
 
@@ -195,6 +225,9 @@ class World:
             lit=spec.lit,
             mass_kg=spec.mass_kg if spec.dynamic else 0.0,
         )
+        st.watchers = self._watchers
+        for ps in parts.values():
+            ps.owner = st
         if spec.open:
             st.open_frac = st.door_target = 1.0
         st.door_speed = 1.0 / max(spec.open_time_s, 1e-3)
@@ -202,6 +235,41 @@ class World:
         self.objects[spec.id] = st
         self.version += 1
         return st
+
+    def watch(self) -> set[str]:
+        """A set that collects the ids of the objects whose state is assigned from now on: a consumer
+        (physics, the renderer) redoes its work for those only, emptying the set as it catches up."""
+        s: set[str] = set()
+        self._watchers.append(s)
+        return s
+
+    def selection(self, pred: Callable[[ObjectState], bool]) -> Callable[[], list[ObjectState]]:
+        """The objects for which `pred` holds, in world order, kept up to date as objects change:
+        `pred` may read only the object's own state (what its assignments change).  For per-tick
+        loops that concern a few objects of hundreds (mechanisms, one-way solids); one per `pred`."""
+        if pred in self._selections:
+            return self._selections[pred]
+        changed = self.watch()
+        state: list = [-1, []]  # world version, the objects
+
+        def objects() -> list[ObjectState]:
+            if state[0] != self.version:
+                state[0], state[1] = self.version, [st for st in self.objects.values() if pred(st)]
+                changed.clear()
+            elif changed:
+                ids = {st.id for st in state[1]}
+                for oid in changed:
+                    st = self.objects.get(oid)
+                    if st is not None and pred(st):
+                        ids.add(oid)
+                    else:
+                        ids.discard(oid)
+                changed.clear()
+                state[1] = sorted((self.objects[o] for o in ids), key=lambda st: st.index)
+            return state[1]
+
+        self._selections[pred] = objects
+        return objects
 
     def get(self, oid: str) -> ObjectState:
         try:
@@ -216,7 +284,19 @@ class World:
         return part_mesh(ps.part, self.bundle_dir, self.asset_files)
 
     def aabb(self, st: ObjectState) -> tuple[np.ndarray, np.ndarray]:
-        """Current world bounds of an object (from its live pose)."""
+        """Current world bounds of an object (from its live pose; kept until the object changes)."""
+        if self.objects.get(st.id) is not st:  # a copy outside the world (a pose being measured)
+            return self._bounds(st)
+        if self._reboxed:
+            for oid in self._reboxed:
+                self._boxes.pop(oid, None)
+            self._reboxed.clear()
+        box = self._boxes.get(st.id)
+        if box is None:
+            box = self._boxes[st.id] = self._bounds(st)
+        return box[0].copy(), box[1].copy()
+
+    def _bounds(self, st: ObjectState) -> tuple[np.ndarray, np.ndarray]:
         pts = []
         for ps in st.parts.values():
             lo, hi = self.mesh(ps).bounds

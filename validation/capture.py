@@ -270,6 +270,7 @@ def run_steps(
         film_interval_s=None,
         hfov_deg=HFOV_DEG,
         shadows=shadows,
+        step_images=False,  # only the frames of the samples are looked at: rendered in `take`
     )
     task = focus if focus is not None else env.task
     ids = focus_ids(task)
@@ -310,6 +311,7 @@ def run_steps(
     error = None
 
     def take(kind: str, caption: str) -> None:
+        frame = env.view()
         if depth:
             ids_img, depth_img = env.render_ids(with_depth=True)
         else:
@@ -323,7 +325,7 @@ def run_steps(
                 caption=caption,
                 sim_time=round(env.sim_time, 4),
                 pose=(p.x, p.y, p.z, p.yaw_deg, p.pitch_deg),
-                frame=env.history[-1].frame,
+                frame=frame,
                 ids=ids_img,
                 depth=depth_img,
                 index_of={oid: st.index for oid, st in env.world.objects.items() if st.present},

@@ -1,0 +1,143 @@
+"""What the runtime reuses to be cheap (issue 28) gives the results it gave without reuse: fixed
+objects as static bodies, consumers that redo work only for changed objects, frames rendered on
+demand, render windows handed from one world of a process to the next."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from rt_scenes import anomaly, box, chair, fence, lamp, task, wall
+
+from wac.bundle.model import Fog, SetLight
+
+
+def _scene():
+    return task(
+        [
+            wall("wall_1", (4.0, 0.0, 0.0)),
+            chair("chair_1", (2.0, 1.5, 0.0)),
+            fence("fence_1", (1.0, -3.0, 0.0), yaw=90.0),
+            box("crate", (0.6, 0.6, 0.6), (2.5, -1.0, 0.0)),
+        ]
+    )
+
+
+def test_fixed_objects_are_static_bodies_that_block_are_hit_and_follow_their_object(make_env):
+    """A fixed object's parts are static rigid bodies (no multibody links: Bullet integrates every
+    multibody each step, asleep or not); the agent is blocked by them, rays hit them, and an object
+    moved in the world takes its bodies along."""
+    env = make_env(_scene())
+    ph, p = env.physics, env.physics.p
+    chair_bodies = [b for b, part in ph.bodies["chair_1"] if part is None]
+    assert len(chair_bodies) == 6  # four legs, a seat, a back
+    assert all(p.getNumJoints(b, physicsClientId=ph.cid) == 0 for b in chair_bodies)
+    ref, _, _ = ph.ray((2.0, 1.5, 3.0), (2.0, 1.5, -1.0))
+    assert ref is not None and ref.object_id == "chair_1"
+    r = env.step("move 4")
+    assert "blocked" in r.outcome and r.pose.x == pytest.approx(4.0 - 0.1 - 0.3, abs=0.05)
+
+    crate = env.world.get("crate")
+    crate.position = np.array([6.0, -1.0, 0.0])  # an assignment: physics re-poses it at its next sync
+    ph.sync()
+    assert ph.ray((2.5, -1.0, 3.0), (2.5, -1.0, -1.0))[0].kind == "ground"
+    assert ph.ray((6.0, -1.0, 3.0), (6.0, -1.0, -1.0))[0].object_id == "crate"
+
+
+def test_the_world_tells_its_consumers_which_objects_changed(make_env):
+    """Assignments to an object or one of its parts reach every watcher; copies made outside the
+    world do not; bounds and selections follow the changes."""
+    env = make_env(_scene())
+    w = env.world
+    seen = w.watch()
+    crate = w.get("crate")
+    lo0, _ = w.aabb(crate)
+    crate.position = crate.position + np.array([1.0, 0.0, 0.0])
+    assert seen == {"crate"} and w.aabb(crate)[0][0] == pytest.approx(lo0[0] + 1.0)
+    seen.clear()
+    leg = w.get("chair_1").parts["leg0"]
+    leg.position = (0.19, 0.19, 0.5)
+    assert seen == {"chair_1"}
+    assert w.aabb(w.get("chair_1"))[1][2] == pytest.approx(
+        0.91, abs=1e-9
+    )  # the raised leg tops the back (0.90)
+    seen.clear()
+    copy = dataclasses.replace(crate)
+    copy.position = np.array([0.0, 9.0, 0.0])
+    assert not seen
+    assert w.aabb(copy)[0][1] == pytest.approx(9.0 - 0.3)  # measured fresh, not the world's crate
+    assert w.aabb(crate)[0][1] == pytest.approx(-1.3)
+
+    mech = w.selection(lambda st: bool(st.mechanism))
+    assert mech() == []
+    w.get("wall_1").mechanism = {"dead": None}
+    crate.mechanism = {"dead": None}
+    assert [st.id for st in mech()] == ["wall_1", "crate"]  # world order
+    crate.present = False
+    crate.mechanism = {}
+    assert [st.id for st in mech()] == ["wall_1"]
+
+
+def test_frames_rendered_on_demand_are_the_frames_kept(make_env):
+    """`step_images=False` renders no frame per action; `view()` then shows the frame the action
+    would have kept, with shadows and with fog (the x-ray layer drawn or skipped alike)."""
+    foggy = task([wall("wall_1", (6.0, 0.0, 0.0)), chair("chair_1", (3.0, 1.0, 0.0))])
+    foggy = foggy.model_copy(
+        update={"scene": foggy.scene.model_copy(update={"fog": Fog(start_m=2.0, end_m=30.0)})}
+    )
+    for t in (_scene(), foggy):
+        kept = make_env(t, shadows=True)
+        lazy = make_env(t, shadows=True, step_images=False)
+        for a in ("turn 30", "move 1", "look 10", "turn -60", "wait 1"):
+            frame = kept.step(a).frame
+            assert lazy.step(a).frame is None
+            assert np.array_equal(lazy.view(), frame)
+
+
+def _indoor(lights_nothing: bool):
+    """A scene without a sun (lamps cast the shadows) whose lamp is lit but lights nothing, or not."""
+    effects = [SetLight(target="lamp_1", illuminates=False)] if lights_nothing else []
+    t = task(
+        [
+            wall("wall_1", (4.0, 0.0, 0.0)),
+            chair("chair_1", (2.5, 1.0, 0.0)),
+            lamp("lamp_1", (2.0, -1.5, 0.0)),
+        ],
+        anomalies=[anomaly(effects, targets=["lamp_1"])] if effects else (),
+    )
+    return t.model_copy(update={"scene": t.scene.model_copy(update={"sun": None})})
+
+
+def test_a_reused_window_renders_as_a_new_one(make_env):
+    """A renderer takes the window a closed renderer of the process left (compiled shaders kept, a
+    worker's memory flat): its frames are the frames of a renderer on a new window, with lamp shadow
+    maps too (shadow passes are never handed on: a pass that baked another renderer's lamps lit a
+    room whose lamp lights nothing)."""
+    from wac.runtime import render
+
+    acts = ("turn 30", "move 1", "turn -50")
+    render._close_slots()
+    fresh = make_env(_indoor(lights_nothing=True), shadows=True)
+    want = [fresh.view()] + [fresh.step(a).frame for a in acts]
+    fresh.close()
+    render._close_slots()
+    for before in (_indoor(lights_nothing=False), _scene()):
+        make_env(before, shadows=True).close()  # leaves its window to the next renderer
+        assert sum(len(v) for v in render._SLOTS.values()) == 1
+        again = make_env(_indoor(lights_nothing=True), shadows=True)
+        got = [again.view()] + [again.step(a).frame for a in acts]
+        again.close()
+        assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+
+
+def test_ids_and_depth_from_one_frame_equal_the_two_frame_reading(make_env, monkeypatch):
+    """With nothing in the x-ray layer, ids and depth come from one render; they equal what the
+    two renders (ids, then depth without that layer) give."""
+    env = make_env(_scene())
+    env.step("turn 20")
+    ids1, depth1 = env.render_ids(with_depth=True)
+    monkeypatch.setattr(type(env.renderer), "_xray_empty", lambda self: False)
+    ids2, depth2 = env.render_ids(with_depth=True)
+    assert np.array_equal(ids1, ids2) and np.array_equal(depth1, depth2)
+    assert (ids1 > 0).any() and np.isfinite(depth1).any()
