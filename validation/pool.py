@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,32 +44,33 @@ def run_many(
     on_result: Callable[[Path, SelfCheckResult], None] | None = None,
 ) -> list[SelfCheckResult]:
     """Self-check bundles in `jobs` processes; results in input order (`on_result` hears each as it
-    arrives, so a run stopped half way keeps what it finished)."""
+    arrives, so a run stopped half way keeps what it finished).  `progress`: a bar on a terminal, a
+    line every 30 s elsewhere (`wac.progress`)."""
+    from wac.progress import Progress
+
     results: dict[int, SelfCheckResult] = {}
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    bar = Progress(len(bundles), "selfcheck") if progress else None
 
-        bar = tqdm(total=len(bundles), unit="task", file=sys.stderr, leave=False, desc="selfcheck")
-    if jobs <= 1 or len(bundles) == 1:
-        for i, b in enumerate(bundles):
-            results[i] = safe_check(str(b), out)
-            if on_result:
-                on_result(b, results[i])
-            if bar:
-                bar.update(1)
-    else:
-        from wac.backends import as_completed, local_pool
+    def finished(i: int, r: SelfCheckResult) -> None:
+        results[i] = r
+        if on_result:
+            on_result(bundles[i], r)
+        if bar:
+            bar.update(r.passed)
 
-        # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
-        with local_pool(jobs, "spawn") as ex:
-            futs = {ex.submit(safe_check, str(b), out): i for i, b in enumerate(bundles)}
-            for f in as_completed(futs):
-                results[futs[f]] = f.result()
-                if on_result:
-                    on_result(bundles[futs[f]], results[futs[f]])
-                if bar:
-                    bar.update(1)
-    if bar:
-        bar.close()
+    try:
+        if jobs <= 1 or len(bundles) == 1:
+            for i, b in enumerate(bundles):
+                finished(i, safe_check(str(b), out))
+        else:
+            from wac.backends import as_completed, local_pool
+
+            # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
+            with local_pool(jobs, "spawn") as ex:
+                futs = {ex.submit(safe_check, str(b), out): i for i, b in enumerate(bundles)}
+                for f in as_completed(futs):
+                    finished(futs[f], f.result())
+    finally:
+        if bar:
+            bar.close()
     return [results[i] for i in range(len(bundles))]

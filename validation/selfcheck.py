@@ -96,8 +96,8 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
         for b, r in zip(todo, fresh, strict=True):
             verdicts.record(b, r)
     else:
-        tty = sys.stderr.isatty() and not args.json
-        fresh = run_many(todo, jobs, args.out, progress=tty, on_result=verdicts.record)
+        # progress on stderr wherever it goes (a log, CI): a bar on a terminal, a line every 30 s elsewhere
+        fresh = run_many(todo, jobs, args.out, progress=True, on_result=verdicts.record)
     for d in verdicts.save():
         print(f"wac: {d} is not writable: its verdicts were not kept", file=sys.stderr)
     it = iter(fresh)
