@@ -700,21 +700,21 @@ def judge_run(
             load_rubric(d, meta)
     bar = None
     if progress and ids:
-        from tqdm import tqdm
+        from wac.progress import Progress
 
-        bar = tqdm(total=len(ids), unit="task", file=sys.stderr, leave=False, desc="judge")
+        bar = Progress(len(ids), "judge")  # a bar on a terminal, a line every 30 s in a log
     out: list[dict] = []
     if jobs == 1:
         for tid in ids:
             out.append(one(tid))
             if bar:
-                bar.update(1)
+                bar.update(True)
     else:
         with ThreadPoolExecutor(max_workers=jobs) as ex:
             for res in ex.map(one, ids):
                 out.append(res)
                 if bar:
-                    bar.update(1)
+                    bar.update(True)
     if bar:
         bar.close()
     return out
@@ -735,7 +735,7 @@ def cmd_judge(args) -> int:
         jobs=args.jobs or 1,
         max_images=args.max_images,
         timeout_s=args.timeout,
-        progress=sys.stderr.isatty(),
+        progress=True,
         prompt=args.judge_prompt,
     )
     count = {

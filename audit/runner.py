@@ -297,9 +297,9 @@ def _run_locked(
     statuses = [{"task_id": b.name, "ok": True, "skipped": True} for b in bundles if b not in todo]
     bar = None
     if progress and todo:
-        from tqdm import tqdm
+        from wac.progress import Progress
 
-        bar = tqdm(total=len(todo), unit="task", file=sys.stderr, leave=False, desc="eval")
+        bar = Progress(len(todo), "eval")  # a bar on a terminal, a line every 30 s in a log
     args = [(str(b), str(run / "tasks" / b.name), config, str(build)) for b in todo]
     try:
         if backend == "ray":
@@ -310,7 +310,7 @@ def _run_locked(
             for a in args:
                 statuses.append(_episode_job(*a))
                 if bar:
-                    bar.update(1)
+                    bar.update(statuses[-1]["ok"])
         else:
             import os
 
@@ -323,7 +323,7 @@ def _run_locked(
                 for f in as_completed(futs):
                     statuses.append(f.result())
                     if bar:
-                        bar.update(1)
+                        bar.update(statuses[-1]["ok"])
     finally:
         if bar:
             bar.close()
@@ -457,7 +457,7 @@ def cmd_eval(args) -> int:
             config,
             jobs=jobs,
             only=only,
-            progress=sys.stderr.isatty(),
+            progress=True,
             fresh=args.fresh,
             backend=args.backend,
             address=args.address,
@@ -488,7 +488,7 @@ def cmd_eval(args) -> int:
             model=args.judge_model,
             base_url=args.judge_base_url,
             jobs=jobs,
-            progress=sys.stderr.isatty(),
+            progress=True,
             prompt=args.judge_prompt,
         )
         from .report import print_summary
