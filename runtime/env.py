@@ -169,10 +169,10 @@ class WorldEnv(AnomalyTriggers):
         self.history = []
         self.events = []
         self._interacted: set[str] = set()
+        # one-way solids and what has trapped the agent (`_one_way`, `_trap_blocks`)
         self._one_ways = self.world.selection(
             lambda st: st.mechanism_state.trapped or "one_way" in st.mechanism
         )
-        self._trappers: list = []  # one-way solids and what has trapped the agent (`_one_way`)
         self._bounds = np.asarray(ex.bounds, dtype=float)
         self._bounds_xs = [float(v) for v in self._bounds[:, 0]] if len(self._bounds) else []
         self._bounds_ys = [float(v) for v in self._bounds[:, 1]] if len(self._bounds) else []
@@ -411,9 +411,7 @@ class WorldEnv(AnomalyTriggers):
     def _one_way(self) -> None:
         """Open one-way solids to an agent in front of their entry face; trap it once inside."""
         foot = self.physics.agent_position()
-        # what may trap the agent until the next tick (effects switch only at ticks): `_trap_blocks`
-        self._trappers = self._one_ways()
-        for st in self._trappers:
+        for st in self._one_ways():
             if "one_way" not in st.mechanism or not st.present:
                 continue
             lo, hi = self.world.aabb(st)
@@ -435,7 +433,7 @@ class WorldEnv(AnomalyTriggers):
     def _trap_blocks(self, x: float, y: float) -> bool:
         """Whether a step to (x, y) would leave a one-way solid that has trapped the agent."""
         r = self.task.exploration.agent_radius_m
-        for st in self._trappers:
+        for st in self._one_ways():
             if st.mechanism_state.trapped and st.present:
                 lo, hi = self.world.aabb(st)
                 m = np.minimum(r, (hi[:2] - lo[:2]) / 2 - 0.01)

@@ -99,7 +99,6 @@ def _release(slot: _Slot, renderers) -> None:
     """Give a renderer's window back for the next one (or close it when enough are kept)."""
     win = slot.win
     for ren in renderers:
-        ren.SetPass(None)
         ren.ReleaseGraphicsResources(win)
         win.RemoveRenderer(ren)
     free = _SLOTS.setdefault(tuple(win.GetSize()), [])
@@ -222,7 +221,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
 
     def close(self) -> None:
         if self.win is not None:
-            self.ren.SetPass(None)
+            self.ren.SetPass(None)  # before its passes and renderers release their resources
             if self._passes is not None:
                 self._passes.ReleaseGraphicsResources(self.win)
             _release(self._slot, (self.ren, self.xray))
