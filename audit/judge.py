@@ -34,6 +34,7 @@ from wac.bundle.coverage import anomaly_target, coverage_limit_m
 from wac.bundle.model import Rubric, RubricEntry
 from wac.bundle.reader import RUBRIC, Bundle
 from wac.errors import BundleError, CorruptFile, JudgeCallError, UsageError  # noqa: F401 - re-exported
+from wac.suggest import nearby
 
 from .frames import REF
 from .judge_prompts import PROMPTS, judge_prompt
@@ -67,7 +68,8 @@ def read_run(run: str | Path) -> dict:
     run = Path(run)
     meta_file = run / "run.json"
     if not run.is_dir():
-        raise UsageError(f"{run} is not a directory (expected a run directory written by `wac eval`)")
+        near = nearby(run, lambda d: (d / "run.json").is_file())  # the closest run directories beside it
+        raise UsageError(f"{run} is not a directory (expected a run directory written by `wac eval`){near}")
     if not meta_file.is_file():
         episodes = sorted((run / "tasks").glob("*/episode.json")) if (run / "tasks").is_dir() else []
         if not episodes:
@@ -391,6 +393,9 @@ def rubric_data(entry: RubricEntry) -> dict:
         "category": entry.category_name,
         "family": entry.family.replace("_", " "),
         "dynamic": entry.dynamic,
+        # C.4 rule 4: a dynamic bug's report must state the change and its necessary condition,
+        # so the judge is told which condition (a rubric of an older bundle has none)
+        **({"condition": entry.condition} if entry.condition else {}),
     }
 
 
@@ -702,7 +707,7 @@ def judge_run(
     if progress and ids:
         from wac.progress import Progress
 
-        bar = Progress(len(ids), "judge")  # a bar on a terminal, a line every 30 s in a log
+        bar = Progress(len(ids), "judge", unit="report")  # a bar on a terminal, a line every 30 s in a log
     out: list[dict] = []
     if jobs == 1:
         for tid in ids:

@@ -123,15 +123,20 @@ class SceneObject(Model):
     upright: bool = True  # has a natural up side (inverting or tilting it is a defect)
     # the agent walks on its top (ramps, stairs): it steps onto it and climbs its slopes
     walkable: bool = False
+    # a ceiling or roof: cameras that cut away (overview shots) leave it out to show what is under it;
+    # the agent's camera always draws it
+    cutaway: bool = False
     aabb_min: Vec3  # world-space bounds, for checks, coverage and metrics
     aabb_max: Vec3
 
     @model_serializer(mode="wrap")
-    def _omit_not_walkable(self, handler):
-        """Objects that are not walkable serialise exactly as before the field existed."""
+    def _omit_defaults(self, handler):
+        """Objects that are neither walkable nor cut away serialise exactly as before those fields
+        existed."""
         d = handler(self)
-        if not self.walkable:
-            d.pop("walkable", None)
+        for key in ("walkable", "cutaway"):
+            if not getattr(self, key):
+                d.pop(key, None)
         return d
 
 
@@ -659,6 +664,11 @@ class RubricEntry(Model):
     defect_terms: tuple[str, ...]  # words an acceptable report uses for the defect
     dynamic: bool  # the judge requires the change and its condition to be described
     anchor: bool = True
+    # a dynamic anomaly's change and the condition that produces it, spelled out (None when static)
+    condition: str | None = None
+    # an anomaly of no object (an invisible wall, a hole, the whole scene's lighting): what a finding
+    # must locate instead of naming an object (None when `object_names` are given)
+    place: str | None = None
 
 
 class Rubric(Model):

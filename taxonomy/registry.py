@@ -140,7 +140,7 @@ class OperatorSpec:
     requires: tuple[str, ...]
     params: tuple[Param, ...]
     summary: str
-    rubric: tuple[tuple[str, str], ...]  # (target|expected|inspection, template)
+    rubric: tuple[tuple[str, str], ...]  # (RUBRIC_KEYS, template): see `_rubric`
     defect_terms: tuple[str, ...]
     reference: tuple[str, ...]
     # what the author should change when the self-check finds the change invisible ("" = generic)
@@ -154,8 +154,9 @@ class OperatorSpec:
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
 
-    def template(self, key: str) -> str:
-        return dict(self.rubric)[key]
+    def template(self, key: str) -> str | None:
+        """The rubric template `key` (None for an optional one the spec leaves out)."""
+        return dict(self.rubric).get(key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +208,27 @@ def _param(name: str, spec: dict) -> Param:
     )
 
 
+# the rubric templates an operator spec holds: the three the paper's rubric has, then `condition`
+# (the operator's change and what produces it, for an operator that is dynamic without a trigger:
+# a movement, a contact, an interaction, a viewpoint, the passing of time) and `place` (for an
+# operator with no object operand: what a finding must locate instead of naming an object)
+RUBRIC_KEYS = ("target", "expected", "inspection", "condition", "place")
+
+
+def _rubric(name: str, spec: dict) -> tuple[tuple[str, str], ...]:
+    rubric = spec.get("rubric") or {}
+    unknown = sorted(set(rubric) - set(RUBRIC_KEYS))
+    missing = [k for k in RUBRIC_KEYS[:3] if not str(rubric.get(k) or "").strip()]
+    if spec.get("operand") == "none" and not str(rubric.get("place") or "").strip():
+        missing.append("place")
+    if unknown or missing:
+        raise TaxonomyError(
+            f"operators.yaml: {name}: rubric templates {unknown} are unknown, {missing} are missing "
+            f"(known: {', '.join(RUBRIC_KEYS)}; `place` is required for an operand `none`)"
+        )
+    return tuple((k, " ".join(str(rubric[k]).split())) for k in RUBRIC_KEYS if k in rubric)
+
+
 def _operator(name: str, spec: dict) -> OperatorSpec:
     if "categories" in spec:
         cats = tuple((k, Category(v)) for k, v in spec["categories"].items())
@@ -220,7 +242,7 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
         requires=tuple(spec.get("requires", ())),
         params=tuple(_param(k, v) for k, v in (spec.get("params") or {}).items()),
         summary=spec["summary"],
-        rubric=tuple((k, str(v)) for k, v in spec["rubric"].items()),
+        rubric=_rubric(name, spec),
         defect_terms=tuple(str(t) for t in spec.get("defect_terms", ())),
         reference=tuple(spec.get("reference", ())),
         if_invisible=" ".join(str(spec.get("if_invisible", "")).split()),

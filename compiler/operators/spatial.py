@@ -115,8 +115,7 @@ def displace_shadow(cx: Context) -> Lowering | None:
 @operator("glow")
 def glow(cx: Context) -> Lowering:
     c = cx.params["color"]
-    color = "#" + "".join(f"{round(v * 255):02x}" for v in c)
-    return Lowering(cx.tint(cx.target, {"emissive": c}, "glow"), {"color": color})
+    return Lowering(cx.tint(cx.target, {"emissive": c}, "glow"), {"color": color_name(c)})
 
 
 @operator("dark_lamp")
@@ -157,7 +156,7 @@ def swap_material(cx: Context) -> Lowering | None:
     )
     words = {
         "to_words": mat.category if mat.category != "generic" else mat.name,
-        "material_words": " / ".join(sorted(current)),
+        "material_words": " or ".join(sorted(current)),
         "part_words": part_words(part),
     }
     return Lowering(effects, words)

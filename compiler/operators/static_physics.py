@@ -133,9 +133,18 @@ def misalign(cx: Context) -> Lowering | None:
     return one(
         B.SetPartPose(target=o.id, part=part, position=pos, rotation_deg=rot),
         part=part.replace("_", " "),
-        by=p["by"],
-        rotate=p.get("rotate", 0.0),
+        misalign_words=_misalign_words(p["by"], p.get("rotate", 0.0)),
     )
+
+
+def _misalign_words(by, rotate: float) -> str:
+    """How the part is out of line: only the offset and the turn it really has, with their units."""
+    words = []
+    if any(by):
+        words.append("offset by (" + ", ".join(f"{v:g}" for v in by) + ") m")
+    if rotate:
+        words.append(f"turned {rotate:g} deg")
+    return " and ".join(words)
 
 
 @operator("pile")
@@ -193,7 +202,8 @@ def scale(cx: Context) -> Lowering | None:
 def _scale_words(f) -> str:
     fx, fy, fz = f
     if abs(fx - fy) < 1e-9 and abs(fy - fz) < 1e-9:
-        return f"{fx:g} times {'larger' if fx > 1 else 'smaller'}"
+        # "0.35 times smaller" says nothing exact: a shrunk object is so many times its normal size
+        return f"{fx:g} times larger" if fx > 1 else f"shrunk to {fx:g} times its normal size"
     axes = [("length", fx), ("width", fy), ("height", fz)]
     parts = [f"{n} x{v:g}" for n, v in axes if abs(v - 1) > 1e-9]
     return "distorted (" + ", ".join(parts) + ")"

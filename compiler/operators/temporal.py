@@ -78,7 +78,17 @@ def abrupt_day_night(cx: Context) -> Lowering | None:
         )
         return None
     # `period` is the time between switches; a day-night cycle's period is a whole day (two switches)
-    return one(B.SetDayNight(period_s=round(2 * period, 6), transition="abrupt"))
+    return one(B.SetDayNight(period_s=round(2 * period, 6), transition="abrupt"), **_lamp_words(cx.scene))
+
+
+def _lamp_words(sc: B.Scene) -> dict[str, str]:
+    """The lamps the cycle switches (those off by day: a lamp that is `lit` stays lit), for the rubric."""
+    names = list(dict.fromkeys(o.name for o in sc.objects if o.lit is False))
+    if not names:
+        return {"lamps_words": "", "lamps_place": ""}
+    many = len(names) > 1 or sum(o.name == names[0] for o in sc.objects if o.lit is False) > 1
+    lamps = "the lamps" if many else f"the {names[0]}"
+    return {"lamps_words": f", with {lamps} switching on and off", "lamps_place": f" and {lamps}"}
 
 
 @operator("flicker", plan="watch")

@@ -96,6 +96,31 @@ def test_two_reviewers_play_and_accept(browser, server, project, tokens):
     bctx.close()
 
 
+def test_the_rubric_is_rendered_as_html_for_the_reviewer(browser, server, project, tokens):
+    """rubric.md reads as a page, not as Markdown source: a heading and bold field labels, no `**`
+    or `#` left in the text, the withheld badge beside it."""
+    task = read_build(project / "build")[0]
+    entry = json.loads((task.bundle / "rubric.json").read_text())["entries"][0]
+    ctx, page = sign_in(browser, server.url, "alice", tokens["alice"])
+    page.goto(f"{server.url}/task/{task.id}")
+    body = page.locator("#rubric #rubric-body")
+    assert body.locator("h3").inner_text() == f"Evaluation rubric: {task.id}"
+    labels = body.locator("p > strong").all_inner_texts()
+    assert labels[:5] == [
+        "Category.",
+        "Target.",
+        "Expected behaviour.",
+        "Inspection condition.",
+        "Object names.",
+    ]
+    assert "Dynamic." in labels
+    text = page.inner_text("#rubric")
+    assert "WITHHELD" in text and entry["target"] in text
+    assert "**" not in text and not [ln for ln in text.splitlines() if ln.lstrip().startswith("#")]
+    assert body.locator("pre, script, img, a").count() == 0
+    ctx.close()
+
+
 def test_a_rebuilt_task_shows_stale_verdicts(browser, server, project, tokens):
     task = read_build(project / "build")[1]
     ctx, alice = sign_in(browser, server.url, "alice", tokens["alice"])
