@@ -223,6 +223,7 @@ def make_object(
         liquid_depth_m=(values.get("depth", 0.8) if liquid else None),
         upright=bool(defaults.get("upright", True) if defaults.get("upright") is not None else True),
         walkable=walkable,
+        cutaway=bool(values.get("cutaway", False)),
         aabb_min=aabb_min,
         aabb_max=aabb_max,
     )
@@ -378,7 +379,8 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
                 interact.setdefault(vals["object"], set()).add(vals["action"])
         path = scene_decl.span.source.path
         things = [(t, path) for t in scene_decl.body.things]
-        things += fixed_objects(scene_decl.body, path, layout, sdiag, ground)  # rows, grids, rings, rooms, …
+        indoor = (sc.get("type") or {}).get("type") == "indoor"  # rooms get ceilings by default
+        things += fixed_objects(scene_decl.body, path, layout, sdiag, ground, indoor)  # rows, grids, rooms, …
         objects = place_objects(things, layout, sdiag, interact, ground=ground)
         objects, scattered = scattered_objects(
             scene_decl.body,
@@ -407,6 +409,7 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
                     vals["_span"],
                     did_you_mean(vals["object"], objects),
                 )
+        _lights_under_ceilings(sc, objects, sdiag)
         memo[key] = (
             sc,
             ground,
@@ -420,6 +423,26 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
     layout.materials.used.update(materials)
     layout.assets.update(assets)
     return sc, ground, dict(objects), diags, list(things)
+
+
+def _lights_under_ceilings(sc: dict, objects: dict[str, B.SceneObject], diag: Collector) -> None:
+    """E469: a scene light at or above the underside of a ceiling or roof over it (a `cutaway`
+    object) lights the roof, not the room under it."""
+    for vals in sc.get("light", {}).get("_all", []):
+        at = vals.get("at")
+        if at is None or len(at) < 3:
+            continue
+        for o in objects.values():
+            lo, hi = o.aabb_min, o.aabb_max
+            if o.cutaway and lo[0] < at[0] < hi[0] and lo[1] < at[1] < hi[1] and at[2] > lo[2] - 0.05:
+                diag.error(
+                    "E469",
+                    f"the light `{vals.get('id')}` ({at[2]:g} m high) is not under `{o.id}` over it"
+                    f" (its underside at {lo[2]:g} m): it lights nothing in the room",
+                    vals["_span"],
+                    f"lower it below {lo[2] - 0.05:g} m, or raise the room's `height`",
+                )
+                break
 
 
 def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag: Collector) -> Built | None:
@@ -439,7 +462,9 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
                 }
             )
     tpath = task.span.source.path
-    task_things = [(t, tpath) for t in task.body.things] + fixed_objects(task.body, tpath, layout, diag, gr)
+    indoor = (sc.get("type") or {}).get("type") == "indoor"
+    task_things = [(t, tpath) for t in task.body.things]
+    task_things += fixed_objects(task.body, tpath, layout, diag, gr, indoor)
     objects = place_objects(task_things, layout, diag, interact, existing=objects, ground=gr)
     objects, scattered = scattered_objects(
         task.body,

@@ -20,14 +20,20 @@ from wac.compiler.slopes import expand_slopes
 
 
 def fixed_objects(
-    body: N.Body, file: Path, layout: Layout, diag: Collector, ground: B.Ground | None = None
+    body: N.Body,
+    file: Path,
+    layout: Layout,
+    diag: Collector,
+    ground: B.Ground | None = None,
+    indoor: bool = False,
 ) -> list[tuple[N.Thing, Path]]:
-    """The objects of the body's rows, grids, rings, rooms, stairs and ramps."""
+    """The objects of the body's rows, grids, rings, rooms, stairs and ramps (`indoor`: the scene is
+    of type indoor, where rooms have ceilings unless they say otherwise)."""
     if not body.generators:
         return []
     return (
         expand_fixed(body.generators, file, diag)
-        + expand_rooms(body.generators, file, layout, diag)
+        + expand_rooms(body.generators, file, layout, diag, ceilings=indoor, ground=ground)
         + expand_slopes(body.generators, file, diag, ground)
     )
 

@@ -298,11 +298,12 @@ def scatter(
             or "a scatter avoids objects placed before it (not other scatters' later ones)",
         )
         return []
+    top = float(hi[2] - lo[2])  # a ceiling or roof higher than this is over the objects, not in their way
     boxes = np.array(
         [
             (o.aabb_min[0], o.aabb_min[1], o.aabb_max[0], o.aabb_max[1])
             for oid, o in sorted(objects.items())
-            if o.solid or oid in avoid
+            if (o.solid and not (o.cutaway and o.aabb_min[2] >= top)) or oid in avoid
         ]
         or np.zeros((0, 4))
     ).reshape(-1, 4)

@@ -7,10 +7,16 @@ wall get one wall there (the first room that names it owns it) and a door writte
 room cuts it.  Where walls meet, walls along x run through the corner and walls along y stop at
 their faces, so walls touch but never interpenetrate.
 
+A room may have a ceiling (`ceiling yes`; the default in scenes of type indoor): a slab resting on
+its walls' tops over the floor plan, to the middle of each wall, where a neighbour's ceiling meets
+it (short of a shared wall that is taller than the room, so that it never cuts into it).  A
+ceiling is `cutaway`: overview shots leave it out and look into the room; the agent sees it.
+
 Ids (docs/language.md §6a): `LABEL_wall_SIDE` for a side in one piece, `LABEL_wall_SIDE_1` …
 when doors, windows or other walls cut it (numbered from its west or south end);
 `LABEL_door_K`, `LABEL_window_K`, `LABEL_opening_K` in the order of the room's block, and
-`LABEL_door_K_lintel` for the wall above a door.  Sides of a rectangle are `s`, `e`, `n`, `w`;
+`LABEL_door_K_lintel` for the wall above a door; `LABEL_ceiling` (a polygon's in rectangles,
+`LABEL_ceiling_1` … from its south end).  Sides of a rectangle are `s`, `e`, `n`, `w`;
 of a polygon 1, 2, … (side K runs from its K-th corner to the next).
 """
 
@@ -20,6 +26,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wac.bundle import model as B
+from wac.bundle.terrain import height_range as terrain_height_range
 from wac.compiler import nodes as N
 from wac.compiler import schema as T
 from wac.compiler import syntax as S
@@ -32,7 +40,9 @@ from wac.compiler.values import Evaluator
 DEFAULT_HEIGHT_M = 2.6
 DEFAULT_THICKNESS_M = 0.15
 DEFAULT_WIDTH_M = {"window": 1.2, "opening": 1.0}
+CEILING_THICKNESS_M = 0.15
 PASSED = ("material", "color", "tags", "era")  # room clauses given to every wall piece
+CEILING_LOOK = {"ceiling_material": "material", "ceiling_color": "color"}  # room clause -> ceiling's
 EPS = 1e-6
 MIN_PIECE_M = 0.01
 
@@ -44,6 +54,8 @@ class Room:
     thickness: float
     sides: dict[str, tuple[str, float, float, float, tuple[float, float]]]  # name -> axis, c, lo, hi, inward
     passed: tuple[N.Clause, ...]
+    corners: tuple[tuple[float, float], ...] = ()
+    ceiling: bool | None = None  # as written (`ceiling`, or implied by a ceiling clause); None: the default
 
 
 @dataclass
@@ -131,12 +143,23 @@ def _read_room(gen: N.Generator, diag: Collector) -> Room | None:
             sides[name] = ("x", round(p[1], 6), min(p[0], q[0]), max(p[0], q[0]), inward)
         else:
             sides[name] = ("y", round(p[0], 6), min(p[1], q[1]), max(p[1], q[1]), inward)
+    looks = [gen.clause(k) for k in CEILING_LOOK if v.get(k) is not None]
+    if v.get("ceiling") is False and looks:
+        diag.error(
+            "E468",
+            f"the room `{gen.label}` has `ceiling no` and `{looks[0].key}`",
+            looks[0].span,
+            f"drop `{looks[0].key}`, or `ceiling no` to give the room a ceiling",
+        )
+        return None
     return Room(
         gen,
         v.get("height") or DEFAULT_HEIGHT_M,
         v.get("thickness") or DEFAULT_THICKNESS_M,
         sides,
         tuple(passed),
+        tuple((round(x, 6), round(y, 6)) for x, y in corners),
+        True if looks else v.get("ceiling"),
     )
 
 
@@ -267,9 +290,15 @@ def _opening(
 
 
 def expand_rooms(
-    gens: tuple[N.Generator, ...], file: Path, layout: Layout, diag: Collector
+    gens: tuple[N.Generator, ...],
+    file: Path,
+    layout: Layout,
+    diag: Collector,
+    ceilings: bool = False,
+    ground: B.Ground | None = None,
 ) -> list[tuple[N.Thing, Path]]:
-    """The wall pieces, doors and windows of every room of a body."""
+    """The wall pieces, doors, windows and ceilings of every room of a body (`ceilings`: whether a
+    room that does not say has one)."""
     rooms = [r for g in gens if g.keyword == "room" for r in [_read_room(g, diag)] if r is not None]
     lines: dict[tuple[str, float], Line] = {}
     for room in rooms:
@@ -374,7 +403,114 @@ def expand_rooms(
             out.append(
                 (N.Thing(oid, thing.kind, thing.clauses, thing.span, thing.id_span, thing.kind_span), file)
             )
+    for room in rooms:
+        if room.ceiling if room.ceiling is not None else ceilings:
+            out += [(t, file) for t in _ceiling(room, lines, pieces, ground)]
     return out
+
+
+def _ceiling(
+    room: Room, lines: dict[tuple[str, float], Line], pieces: dict, ground: B.Ground | None
+) -> list[N.Thing]:
+    """The room's ceiling: boxes over its floor plan (one for a rectangle), resting on its walls' tops,
+    each edge on a wall line reaching as far as `_reach` says."""
+    gen, span = room.gen, room.gen.span
+    z = room.height + _base(room, pieces, ground)
+    rects = _rectangles(room.corners)
+    own = _looks(room)
+    clauses = tuple(cl for cl in room.passed if cl.key not in own)
+    clauses += tuple(N.Clause(CEILING_LOOK[cl.key], cl.value, cl.span) for cl in _clauses(room))
+    out = []
+    for k, (x0, x1, y0, y1) in enumerate(rects, start=1):
+        w, e = _reach(room, lines, ("y", x0), y0, y1), _reach(room, lines, ("y", x1), y0, y1)
+        s, n = _reach(room, lines, ("x", y0), x0, x1), _reach(room, lines, ("x", y1), x0, x1)
+        x0, x1, y0, y1 = x0 - w, x1 + e, y0 - s, y1 + n
+        oid = f"{gen.label}_ceiling" + (f"_{k}" if len(rects) > 1 else "")
+        at = ((x0 + x1) / 2, (y0 + y1) / 2, z)
+        out.append(
+            N.Thing(
+                oid,
+                "box",
+                (
+                    N.Clause("at", point(at, span), span),
+                    N.Clause("size", point((x1 - x0, y1 - y0, CEILING_THICKNESS_M), span), span),
+                    N.Clause("name", S.Str("ceiling", span), span),
+                    N.Clause("synonyms", S.List((S.Str("roof", span),), span), span),
+                    N.Clause("kind", S.Name("structure", span), span),
+                    N.Clause("cutaway", S.Name("yes", span), span),
+                )
+                + clauses,
+                span,
+                gen.label_span,
+                gen.head_span,
+            )
+        )
+    return out
+
+
+def _clauses(room: Room) -> list[N.Clause]:
+    return [cl for cl in room.gen.clauses if cl.key in CEILING_LOOK]
+
+
+def _looks(room: Room) -> set[str]:
+    """The wall clauses the ceiling does not take: its own material drops the walls' colour too."""
+    own = {CEILING_LOOK[cl.key] for cl in _clauses(room)}
+    return own | ({"color"} if "material" in own else set())
+
+
+def _reach(room: Room, lines: dict, key: tuple[str, float], lo: float, hi: float) -> float:
+    """How far a ceiling edge over [lo, hi] of wall line `key` reaches past the line, outwards: 0 (to
+    the middle of the wall, where a neighbour's ceiling meets it), or back to the wall's inner face
+    where the wall there is taller than the room (a taller neighbour's)."""
+    line = lines.get((key[0], round(key[1], 6)))
+    owners = [r for a, b, r, _s in line.segments if a < hi - EPS and lo + EPS < b] if line else []
+    if any(r.height > room.height + EPS for r in owners):
+        return -max(r.thickness for r in owners) / 2
+    return 0.0
+
+
+def _rectangles(corners: tuple[tuple[float, float], ...]) -> list[tuple[float, float, float, float]]:
+    """A floor plan whose sides run along x or y, cut into rectangles (x0, x1, y0, y1): strips
+    between its corners' y, each split where the outline crosses it, a rectangle going on upwards
+    while the strips above keep its x span."""
+    ys = sorted({y for _, y in corners})
+    sides = [
+        (p, q) for p, q in zip(corners, corners[1:] + corners[:1], strict=True) if abs(p[0] - q[0]) <= EPS
+    ]
+    out: list[tuple[float, float, float, float]] = []
+    growing: dict[tuple[float, float], float] = {}  # x span -> where its rectangle starts
+    for y0, y1 in zip(ys, ys[1:], strict=False):
+        mid = (y0 + y1) / 2
+        xs = sorted(p[0] for p, q in sides if min(p[1], q[1]) < mid < max(p[1], q[1]))
+        spans = set(zip(xs[0::2], xs[1::2], strict=True))
+        for span in [s for s in growing if s not in spans]:
+            out.append((*span, growing.pop(span), y0))
+        for span in spans - growing.keys():
+            growing[span] = y0
+    out += [(*span, y, ys[-1]) for span, y in growing.items()]
+    return sorted(out, key=lambda r: (r[2], r[0]))
+
+
+def _base(room: Room, pieces: dict, ground: B.Ground | None) -> float:
+    """Where the room's walls stand: 0 on flat ground; on a heightfield the highest of the grounds its
+    wall pieces stand on (each piece stands on the lowest ground under it), so that the ceiling
+    cuts into none of them."""
+    if ground is None or ground.terrain is None:
+        return 0.0
+    bases = [0.0]
+    for (label, _side), got in pieces.items():
+        if label != room.gen.label:
+            continue
+        for _, thing in got:
+            at, size, yaw = (thing.clause(k).value for k in ("at", "size", "yaw"))
+            x, y = at.items[0].value, at.items[1].value
+            half = (size.items[1].value / 2, size.items[0].value / 2)
+            if yaw.value == 0.0:  # the piece runs along y
+                half = half[::-1]
+            bases.append(
+                terrain_height_range(ground, (x - half[0], y - half[1]), (x + half[0], y + half[1]))[0]
+            )
+    return max(bases[1:] or bases)
 
 
 def _owner(line: Line, u: float) -> tuple[Room, str]:

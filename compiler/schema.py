@@ -109,6 +109,11 @@ OBJECT_CLAUSES = (
             BOOL,
             "the agent walks on its top: it steps up edges of at most 0.25 m and climbs slopes of at most 35 deg",
         ),
+        _c(
+            "cutaway",
+            BOOL,
+            "a ceiling or roof: overview shots leave it out to show what is under it (the agent sees it)",
+        ),
     )
 )
 
@@ -573,6 +578,9 @@ GENERATOR_STATEMENTS = (
             _c("polygon", POLYGON, "or: a floor plan whose sides run along x or y"),
             _c("height", LENGTH, "wall height (default 2.6 m)", lo=0.5, hi=50),
             _c("thickness", LENGTH, "wall thickness (default 0.15 m)", lo=0.02, hi=2),
+            _c("ceiling", BOOL, "a ceiling on the walls' tops (default: yes in a scene of type `indoor`)"),
+            _c("ceiling_material", MATERIAL, "the ceiling's material (default: the walls'); gives a ceiling"),
+            _c("ceiling_color", COLOR, "the ceiling's colour (default: the walls'); gives a ceiling"),
         ),
         block="room",
         repeatable=True,

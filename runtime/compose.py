@@ -8,7 +8,8 @@ import numpy as np
 
 
 def overview_cameras(env) -> list:
-    """Four high oblique views from the diagonals, framing every object of the world."""
+    """Four high oblique views from the diagonals, framing every object of the world; they cut away
+    ceilings and roofs (`Camera.cutaway`), so they look into the rooms."""
     from .render import look_at
 
     boxes = [env.world.aabb(st) for st in env.world.objects.values() if st.present]
@@ -24,7 +25,7 @@ def overview_cameras(env) -> list:
     for ang in (225.0, 315.0, 45.0, 135.0):
         a = np.radians(ang)
         eye = (c[0] + np.cos(a) * r * 1.5, c[1] + np.sin(a) * r * 1.5, r * 1.1 + 1.0)
-        cams.append(look_at(eye, (c[0], c[1], lo[2]), 60.0))
+        cams.append(look_at(eye, (c[0], c[1], lo[2]), 60.0, cutaway=True))
     return cams
 
 

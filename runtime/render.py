@@ -214,6 +214,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         if shadows:
             self._passes, self._bake_seq, self._reuse_seq = self._shadow_passes(shadow_resolution)
         self._seg_mode = False
+        self._cutaway = False  # the frame's camera cuts away ceilings and roofs (`Camera.cutaway`)
         self._changed = world.watch()  # objects assigned since the last `sync`
         self._scene_sig: tuple | None = None  # what every object's look depends on, at the last `sync`
         self._baked = None  # (global key, object keys, object boxes) at the last shadow bake
@@ -267,6 +268,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         sig = (
             day,
             self._seg_mode,
+            self._cutaway,
             bool(self.sun_twin.GetSwitch()),
             tuple(self._sources.get(id(self.ren), ())),
             tuple(self._sources.get(id(self.xray), ())),
@@ -286,6 +288,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
 
     # --- frames -------------------------------------------------------------------------------------
     def _set_camera(self, cam: Camera) -> None:
+        self._cutaway = bool(cam.cutaway)
         eye = np.asarray(cam.eye, dtype=float)
         self.cam.SetPosition(*eye)
         self.cam.SetFocalPoint(*(eye + cam.forward()))
@@ -314,7 +317,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
     def _prepare(self, cam: Camera) -> bool:
         """Camera and scene for a frame from `cam`; whether the shadow maps must be re-baked for it."""
         self._seg_mode = False
-        self._set_camera(Camera(cam.eye, cam.yaw_deg, cam.pitch_deg, cam.hfov_deg))
+        self._set_camera(Camera(cam.eye, cam.yaw_deg, cam.pitch_deg, cam.hfov_deg, cam.cutaway))
         self.sync()
         return bool(self.shadows and self._need_bake(cam))
 

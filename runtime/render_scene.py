@@ -401,7 +401,8 @@ class SceneActors:
             rel = np.asarray(self.cam.GetPosition())[:2] - (lo[:2] + hi[:2]) / 2
             culled = float(rel @ n) > 0
         proxy = st.render == "lod_proxy" and shown
-        visible = bool(shown and not culled and not proxy)
+        cut = self._cutaway and st.spec.cutaway  # a ceiling an overview shot looks through
+        visible = bool(shown and not culled and not proxy and not cut)
         role = shadow_role(st)
         for g in groups:
             actor = g.actor
