@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from wac.bundle.reader import CONTEXT, TASK, Bundle
+from wac.bundle.reader import CONTEXT, TASK, Bundle, where_instead
 from wac.errors import UsageError
 
 from .session import SessionOptions
@@ -100,7 +100,7 @@ def episode_dir(out: str | None, cwd: Path) -> Path:
 def check_bundle(bundle: str) -> Path:
     path = Path(bundle)
     if not path.exists():
-        raise UsageError(f"no such bundle: {bundle}")
+        raise UsageError(f"no such bundle: {bundle}{where_instead(bundle)}")
     if not path.is_dir() or not Bundle.exists(path):
         raise UsageError(
             f"{bundle} is not a task bundle (a directory with {TASK}; build one with `wac build`)"

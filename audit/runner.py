@@ -24,8 +24,10 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from wac.bundle.reader import INDEX, TASK, Bundle, is_build, read_index
+from wac.bundle.reader import TASK, Bundle, is_build, read_index, require_build
 from wac.errors import BundleError, UsageError, WacError
+from wac.exits import sigterm_interrupts
+from wac.suggest import did_you_mean
 
 from .agents.base import is_secret
 from .procs import LOCK_NAME, RunLock, worker_init
@@ -206,16 +208,26 @@ def finished(task_dir: Path) -> bool:
 
 def eval_bundles(build: Path, only: list[str] | None = None) -> list[Path]:
     """The evaluation tasks of a build: every bundle that is not an in-context demonstration."""
-    if not is_build(build):
-        raise UsageError(f"{build} is not a wac build (no {INDEX}); run `wac build` first")
-    entries = read_index(build)
+    entries = read_index(require_build(build))
     ids = [e["id"] for e in entries if not e.get("example")]
     if only:
         unknown = sorted(set(only) - set(ids))
         if unknown:
-            raise UsageError(f"not evaluation tasks of {build}: {', '.join(unknown)}")
+            examples = {e["id"] for e in entries if e.get("example")}
+            raise UsageError(
+                f"not evaluation tasks of {build}: "
+                + ", ".join(_unknown_task(t, ids, t in examples) for t in unknown)
+            )
         ids = [i for i in ids if i in set(only)]
     return [build / i for i in ids]
+
+
+def _unknown_task(task: str, ids: list[str], example: bool) -> str:
+    """An unknown `--task` id, with why it is not one (a demonstration) or the closest ids."""
+    if example:
+        return f"{task} (an in-context demonstration, not an evaluation task)"
+    hint = did_you_mean(task, ids, n=3)
+    return f"{task} ({hint})" if hint else task
 
 
 def start_run(run: Path, build: Path, config: RunConfig, bundles: list[Path]) -> dict:
@@ -406,9 +418,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_audit(args) -> int:
-    bundle = Path(args.bundle)
-    if not Bundle.exists(bundle):
-        raise UsageError(f"{bundle} is not a task bundle (no {TASK})")
+    bundle = Bundle.open(args.bundle).path  # NoBundle (a usage error) when there is none
     config = _config(args)
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
@@ -428,6 +438,21 @@ def cmd_audit(args) -> int:
     return 0
 
 
+def _interrupted(run: Path) -> str:
+    """What an interrupted `wac eval` keeps (finished episodes) and how to go on."""
+    try:
+        tasks = json.loads((run / "run.json").read_text(encoding="utf-8"))["tasks"]
+    except (OSError, ValueError, KeyError, TypeError):  # stopped before the run was set up
+        return f"wac: interrupted before any episode ran; nothing was written to {run}"
+    done = [t for t in tasks if finished(run / "tasks" / t)]
+    failed = [t for t in tasks if (run / "tasks" / t / "error.json").is_file()]
+    left = len(tasks) - len(done) - len(failed)
+    return (
+        f"wac: interrupted: {len(done)} episode(s) finished and kept in {run}, {len(failed)} failed, "
+        f"{left} not run; run the same command again to resume (finished episodes are skipped)"
+    )
+
+
 def cmd_eval(args) -> int:
     config = _config(args)
     jobs = args.jobs or 1
@@ -444,33 +469,22 @@ def cmd_eval(args) -> int:
 
         only = accepted_only(args.build, args.accepted_only, only)
     t0 = time.perf_counter()
-    import signal
-
-    def _terminate(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM stops a run like Ctrl-C
     try:
-        statuses = run_eval(
-            args.build,
-            run,
-            config,
-            jobs=jobs,
-            only=only,
-            progress=True,
-            fresh=args.fresh,
-            backend=args.backend,
-            address=args.address,
-        )
+        with sigterm_interrupts():  # SIGTERM stops a run like Ctrl-C
+            statuses = run_eval(
+                args.build,
+                run,
+                config,
+                jobs=jobs,
+                only=only,
+                progress=True,
+                fresh=args.fresh,
+                backend=args.backend,
+                address=args.address,
+            )
     except KeyboardInterrupt:
-        done = sum(1 for d in (run / "tasks").glob("*") if d.is_dir() and finished(d))
-        print(
-            f"wac: interrupted; {done} episode(s) finished in {run}; run the same command again to resume",
-            file=sys.stderr,
-        )
+        print(_interrupted(run), file=sys.stderr)
         return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     ran = [s for s in statuses if not s.get("skipped")]
     failed = [s for s in ran if not s["ok"]]
     print(

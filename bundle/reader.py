@@ -23,7 +23,8 @@ from pathlib import Path
 
 from wac.bundle.integrity import MANIFEST, inside, verify_bundle
 from wac.bundle.model import AgentContext, CompiledTask, Manifest, Rubric, SelfCheckPlan
-from wac.errors import BundleError
+from wac.errors import BundleError, NoBundle
+from wac.suggest import nearby
 
 TASK = "task.json"
 CONTEXT = "agent/context.json"
@@ -46,6 +47,8 @@ __all__ = [
     "Bundle",
     "is_build",
     "read_index",
+    "require_build",
+    "where_instead",
 ]
 
 # files that stand for their bundle when a path names one of them
@@ -68,9 +71,13 @@ class Bundle:
         if p.is_file() and p.name in _MEMBERS:
             p = p.parent
         if not p.is_dir():
-            raise BundleError(f"{path}: no such bundle directory")
+            raise NoBundle(f"{path}: no such bundle directory{where_instead(path)}")
         if not (p / TASK).is_file():
-            raise BundleError(f"{p}: not a bundle (no {TASK}); run `wac build` first")
+            if is_build(p):
+                raise NoBundle(
+                    f"{p}: a build directory, not a bundle; give one of its bundles ({p}/<task id>)"
+                )
+            raise NoBundle(f"{p}: not a bundle (no {TASK}); run `wac build` first")
         b = cls(p)
         if verify:
             b.verify()
@@ -134,6 +141,26 @@ class Bundle:
 def is_build(path: str | Path) -> bool:
     """Whether `path` is a build directory (it holds an index.json)."""
     return (Path(path) / INDEX).is_file()
+
+
+def require_build(build: str | Path) -> Path:
+    """`build` as a Path when it is a build directory; else NoBundle saying what it is instead."""
+    p = Path(build)
+    if is_build(p):
+        return p
+    if not p.exists():
+        raise NoBundle(f"{build} is not a wac build directory: it does not exist{where_instead(build)}")
+    if Bundle.exists(p):
+        raise NoBundle(
+            f"{build} is a bundle, not a wac build directory (no {INDEX}); give its build ({p.parent})"
+        )
+    raise NoBundle(f"{build} is not a wac build directory (no {INDEX}); run `wac build` first")
+
+
+def where_instead(path: str | Path) -> str:
+    """For a path that does not exist: `"; did you mean …?"` naming the bundles or builds beside it
+    whose names are closest (as the path was written), or "" when none is close."""
+    return nearby(path, lambda d: d.is_dir() and (Bundle.exists(d) or is_build(d)))
 
 
 def read_index(build: str | Path) -> list[dict]:

@@ -19,9 +19,8 @@ from pathlib import Path
 
 from wac.bundle import model as B
 from wac.bundle.actions import MAX_MOVE_M
-from wac.bundle.reader import INDEX, Bundle, is_build, read_index
+from wac.bundle.reader import Bundle, read_index, require_build
 from wac.compiler.plan import _turn
-from wac.errors import UsageError
 
 FILE = "closer_start.json"
 FRACTION = 1 / 3  # remaining route distance / original route distance
@@ -96,8 +95,7 @@ def closer_start(task: B.CompiledTask, plan: B.SelfCheckPlan) -> dict:
 
 def derive_closer_starts(build: Path) -> dict[str, dict]:
     """Closer starts for every bundle of a build, by task id (sorted)."""
-    if not is_build(build):
-        raise UsageError(f"{build}: not a wac build directory (no readable {INDEX})")
+    require_build(build)
     out = {}
     for e in sorted(read_index(build), key=lambda e: e["id"]):
         bundle = Bundle.open(build / e["id"])

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from wac.compiler.spans import Source, Span
+from wac.suggest import did_you_mean  # noqa: F401 - the compiler's passes import it from here
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +72,6 @@ def replayed(data: dict) -> Diagnostic:
         source = Source(path, data["file"], text)
         span = Span(source, data["line"], data["column"], data["end_line"], data["end_column"])
     return Diagnostic(data["code"], data["message"], span, data.get("hint"), data["severity"])
-
-
-def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
-    """A `did you mean ...?` hint for a misspelt name, or None."""
-    matches = difflib.get_close_matches(word, sorted(set(candidates)), n=1, cutoff=0.6)
-    return f"did you mean `{matches[0]}`?" if matches else None
 
 
 class Collector:

@@ -50,6 +50,7 @@ from wac.compiler.start_view import check_start_view
 from wac.compiler.symmetry import check_visible_change
 from wac.compiler.validate import check_clean, check_start, walkable_grid
 from wac.compiler.world_alone import check_benign_category, check_clean_world, check_evident
+from wac.suggest import close_matches
 
 
 @dataclass
@@ -69,6 +70,27 @@ class Result:
         return not self.diagnostics
 
 
+def _scene_hint(scene: str, path: Path, loader: Loader, vis) -> str:
+    """E301's hint: the file under the root that declares the scene (or the closest name), with the
+    import line written relative to the task's own folder; else a close name the file already sees."""
+    declared = loader.scene_files()
+    name = scene if scene in declared else None
+    visible_hint = did_you_mean(scene, vis.scenes)
+    if name is None and visible_hint is None:
+        name = next(iter(close_matches(scene, declared)), None)
+    if name is None:
+        return visible_hint or (
+            f"no file under the project root {loader.shown_root()} declares a scene `{scene}`: declare it, "
+            f'or import the file that does (`import "….wa"`, a path relative to {loader.display(path.parent)}/)'
+        )
+    where = declared[name][0]
+    line = f'import "{Path(os.path.relpath(where, path.resolve().parent)).as_posix()}"'
+    meant = f"did you mean `{name}`? " if name != scene else ""
+    return (
+        f"{meant}scene `{name}` is declared in {loader.display(where)}: add `{line}` at the top of this file"
+    )
+
+
 def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) -> Lowered3 | None:
     """Passes 3-7 for one task."""
     vis = loader.visible(path, diag)  # 3. resolve
@@ -80,8 +102,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
             "E301",
             f"unknown scene `{task.scene}`",
             task.scene_span,
-            did_you_mean(task.scene, vis.scenes)
-            or 'import the file that declares it: `import "scenes/….wa"`',
+            _scene_hint(task.scene, path, loader, vis),
         )
         return None
     scene_decl, _ = found

@@ -8,6 +8,8 @@ prefabs and materials of its own file and of the files it imports, transitively.
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -22,6 +24,8 @@ from wac.errors import SourceErrors
 
 STDLIB_FILES = ("materials.wa", "prefabs.wa")
 MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_SCANNED = 5000  # .wa files read (and directories walked) for a hint on an unknown scene
+SCENE_DECL = re.compile(r"^[ \t]*scene[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,44 @@ class Loader:
             return str(path.relative_to(self.cwd))
         except ValueError:
             return str(path)
+
+    def shown_root(self) -> str:
+        """The project root as messages name it: relative to the current directory when under it."""
+        shown = self.display(self.root.resolve())
+        return "(the current directory)" if shown == "." else f"`{shown}`"
+
+    def _outside(self, target: Path) -> str:
+        """E302's hint: where the path leads and which root would hold it (when both are nearby)."""
+        rule = "task files may only read files under the project root"
+        shown = self.display(target)
+        if Path(shown).is_absolute():  # far away: naming it would only add noise
+            return f"{rule} (set it with --root, or put a `wac.toml` in the project's top directory)"
+        both = self.display(Path(os.path.commonpath([self.root.resolve(), target])))
+        return (
+            f"it resolves to {shown}; {rule}: build with `--root {both}` (a directory holding both), "
+            "or put a `wac.toml` in the project's top directory"
+        )
+
+    def scene_files(self) -> dict[str, list[Path]]:
+        """Scene name -> the `.wa` files under the root that declare it, found by a text scan (for
+        hints: which file to import); hidden directories are left out."""
+        if "scene_files" not in self.memo:
+            found: dict[str, list[Path]] = {}
+            files: list[Path] = []
+            for seen, (top, dirs, names) in enumerate(os.walk(self.root.resolve())):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))  # .venv, .git, drafts
+                files += [Path(top, n) for n in sorted(names) if n.endswith(".wa") and not n.startswith(".")]
+                if len(files) >= MAX_SCANNED or seen >= MAX_SCANNED:  # a root as wide as `/`
+                    break
+            for f in files:
+                try:
+                    text = f.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                for name in SCENE_DECL.findall(text):
+                    found.setdefault(name, []).append(f)
+            self.memo["scene_files"] = found
+        return self.memo["scene_files"]
 
     def stdlib(self) -> tuple[N.Module, ...]:
         if self._stdlib is None:
@@ -109,10 +151,9 @@ class Loader:
         if not target.is_relative_to(root):
             diag.error(
                 "E302",
-                f"{what} `{written}` is outside the project root",
+                f"{what} `{written}` is outside the project root {self.shown_root()}",
                 span,
-                "task files may only read files under the project root (set it with --root, or put a "
-                "`wac.toml` in the project's top directory)",
+                self._outside(target),
             )
             return None
         if target.suffix.lower() not in suffixes:

@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from wac.bundle.reader import INDEX, Bundle, is_build, read_index
-from wac.errors import UsageError
+from wac.bundle.reader import Bundle, read_index, require_build
 
 from .store import Verdict
 
@@ -66,9 +65,7 @@ class Review:
 
 def read_build(build: str | Path) -> list[TaskEntry]:
     """Every task of a build, with each bundle's version id read from its manifest."""
-    build = Path(build)
-    if not is_build(build):
-        raise UsageError(f"{build} is not a wac build (no {INDEX}); run `wac build` first")
+    build = require_build(build)
     entries = read_index(build)
     out = []
     for e in entries:

@@ -14,7 +14,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from wac.bundle.reader import require_build
 from wac.errors import UsageError
+from wac.suggest import close_matches
 
 DEFAULT_DB = "review.sqlite"
 ACTIONS = ("add-reviewer", "reviewers", "export")
@@ -47,7 +49,7 @@ def cmd_reviewers(args) -> int:
 def cmd_export(args) -> int:
     from .export import write_export
 
-    build = Path(args.build)
+    build = require_build(args.build)
     if not Path(args.db).is_file():
         raise UsageError(f"no review database at {args.db} (start one with `wac review add-reviewer`)")
     line = write_export(build, _store(args.db), args.out, args.format)
@@ -63,7 +65,7 @@ def cmd_serve(args) -> int:
     from .app import LOCAL_HOSTS, ReviewApp
     from .play import PlayHub
 
-    build = Path(args.build)
+    build = require_build(args.build)  # NoBundle (exit 2) before the database is touched
     store = _store(args.db)
     if not store.reviewers():
         print(
@@ -137,6 +139,10 @@ def _parser(action: str | None) -> argparse.ArgumentParser:
 def cmd_review(args) -> int:
     argv = list(args.review_args)
     action = argv[0] if argv and argv[0] in ACTIONS else None
+    if action is None and argv and not argv[0].startswith("-") and not Path(argv[0]).exists():
+        meant = close_matches(argv[0], ACTIONS)  # `wac review reviewrs`: a misspelt action, not a build
+        if meant:
+            raise UsageError(f"{argv[0]}: no such build directory; did you mean `wac review {meant[0]}`?")
     rest = argv[1:] if action else argv
     # options written before the action word reach the outer parser (argparse's REMAINDER)
     rest += (["--db", args.review_db] if args.review_db else []) + (["--help"] if args.review_help else [])

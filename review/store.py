@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wac.errors import AuthError, StoreError, UsageError, WacError  # noqa: F401 - re-exported
+from wac.suggest import did_you_mean
 
 VERDICTS = ("accept", "reject", "needs_change")
 
@@ -214,7 +215,9 @@ class Store:
                 "UPDATE reviewers SET token_sha256 = ? WHERE name = ?", (token_hash(token), name)
             )
             if cur.rowcount != 1:
-                raise UsageError(f"no reviewer named {name!r}")
+                names = [r[0] for r in con.execute("SELECT name FROM reviewers")]
+                hint = did_you_mean(name, names)
+                raise UsageError(f"no reviewer named {name!r}" + (f"; {hint}" if hint else ""))
 
         self._write(rotate)
         return token

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from wac.bundle.actions import LOOK_DEG, MOVE_M, TURN_DEG, WAIT_S
 from wac.errors import ActionError, BudgetExhausted  # noqa: F401 - re-exported
+from wac.suggest import did_you_mean
+
+NAMES = ("move", "turn", "look", "interact", "wait")
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ class Action:
                 return Action.of("interact")
         except ValueError as exc:
             raise ActionError(f"'{text}': {exc}") from None
-        raise ActionError(f"unknown action {name!r} (move, turn, look, interact, wait)")
+        raise ActionError(unknown_action(name))
 
     def describe(self) -> str:
         a = self.kwargs
@@ -77,6 +80,12 @@ class Action:
         if self.name == "wait":
             return f"wait {float(a['seconds']):.1f} s"
         return self.name
+
+
+def unknown_action(name: str) -> str:
+    """The message for an action name that is none of `NAMES` (only action names are suggested)."""
+    hint = did_you_mean(str(name).lower(), NAMES)
+    return f"unknown action {name!r}{'; ' + hint if hint else ''} (actions: {', '.join(NAMES)})"
 
 
 def validate(action: Action) -> Action:
@@ -101,8 +110,8 @@ def validate(action: Action) -> Action:
         "wait": {"seconds"},
         "interact": set(),
     }.get(action.name, set())
-    if action.name not in ("move", "turn", "look", "interact", "wait"):
-        raise ActionError(f"unknown action {action.name!r} (move, turn, look, interact, wait)")
+    if action.name not in NAMES:
+        raise ActionError(unknown_action(action.name))
     if extra:
         raise ActionError(f"{action.name}: unexpected argument(s) {', '.join(sorted(extra))}")
     if action.name == "move":

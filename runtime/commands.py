@@ -10,7 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from wac.errors import UsageError
+from wac.bundle.reader import Bundle
+from wac.errors import ActionError, UsageError
 
 from .compose import contact_sheet, render_shots, side_by_side
 
@@ -25,7 +26,10 @@ def register(subparsers) -> None:
     p.add_argument(
         "--actions", required=True, help='actions separated by ";", e.g. "move 3; turn 135; wait 5"'
     )
-    p.add_argument("--out", required=True, help="trajectory directory to write")
+    p.add_argument(
+        "--out",
+        help="trajectory directory to write (default: a new play-<bundle>-<n> in the current directory)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=480)
@@ -53,12 +57,49 @@ def split_actions(text: str) -> list[str]:
     return [a.strip() for a in text.replace("\n", ";").split(";") if a.strip()]
 
 
-def cmd_play(args: argparse.Namespace) -> int:
-    from .env import Action, WorldEnv
+def parse_actions(text: str) -> list:
+    """The actions of `--actions`, each checked (name, arguments, ranges) before the world starts;
+    ActionError (exit 1: the user's actions are wrong) naming the first bad one."""
+    from .actions import Action, validate
 
-    actions = [Action.parse(a) for a in split_actions(args.actions)]
-    if not actions:
+    texts = split_actions(text)
+    if not texts:
         raise UsageError("--actions is empty")
+    actions = []
+    for i, t in enumerate(texts, start=1):
+        try:
+            actions.append(validate(Action.parse(t)))
+        except ActionError as exc:
+            raise ActionError(f"action {i} of --actions ({t!r}): {exc}") from None
+    return actions
+
+
+def fresh_dir(parent: Path, stem: str) -> Path:
+    """A new, empty directory `parent/stem-N` (the first N free), created now."""
+    n = 1
+    while True:
+        path = parent / f"{stem}-{n}"
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            n += 1
+
+
+def _check_size(args: argparse.Namespace) -> None:
+    if args.width < 16 or args.height < 16:
+        raise UsageError("--width and --height must be at least 16 pixels")
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Exit 0 when every action ran, 1 when an action was refused (e.g. past the budget)."""
+    from .env import WorldEnv
+
+    _check_size(args)
+    actions = parse_actions(args.actions)
+    # NoBundle (exit 2) or a damaged bundle (exit 1) before anything is written
+    bundle = Bundle.open(args.bundle, verify=Path(args.bundle).is_dir())
+    out = Path(args.out) if args.out else fresh_dir(Path("."), f"play-{bundle.path.resolve().name}")
     env = WorldEnv(
         args.bundle,
         variant=args.variant,
@@ -66,16 +107,21 @@ def cmd_play(args: argparse.Namespace) -> int:
         width=args.width,
         height=args.height,
         film_interval_s=args.film_interval or None,
-        record_dir=args.out,
+        record_dir=out,
     )
+    refused = 0
     try:
         _print_step(env.history[0], "start")
         for a in actions:
             res = env.try_step(a)
+            refused += not res.ok
             _print_step(res, a.describe())
     finally:
         env.close()
-    print(f"trajectory written to {args.out}")
+    print(f"trajectory written to {out}")
+    if refused:
+        print(f"wac: {refused} of {len(actions)} action(s) refused (the ERROR lines above)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -95,8 +141,11 @@ def _print_step(res, what: str) -> None:
 def cmd_render(args: argparse.Namespace) -> int:
     from .trajectory import save_png
 
+    _check_size(args)
     out = Path(args.out)
     bundles = list(args.bundle)
+    for b in bundles:
+        Bundle.open(b)  # NoBundle (exit 2) before anything is rendered
     starts = []
     for b in bundles:
         task_id, shots = render_shots(b, args.width, args.height)
@@ -114,17 +163,12 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry (`python -m wac.runtime.commands play ...`) until the top-level CLI wires it in."""
-    from wac.errors import WacError
+    """Stand-alone entry (`python -m wac.runtime.commands play ...`), with `wac`'s exit codes."""
+    from wac.exits import run_command
 
     parser = argparse.ArgumentParser(prog="wac")
     register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except WacError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return run_command(parser, argv)
 
 
 if __name__ == "__main__":

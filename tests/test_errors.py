@@ -65,7 +65,7 @@ BUILTIN_RAISES = {
     ("wac.audit.mcp_stdio", "_AsyncLines.__anext__", "StopAsyncIteration"): "the async-iterator "
     "protocol: end of input",
     ("wac.audit.protocol", "ReferenceSession.__getattr__", "AttributeError"): "the attribute protocol",
-    ("wac.audit.runner", "cmd_eval._terminate", "KeyboardInterrupt"): "SIGTERM stops a run the way "
+    ("wac.exits", "sigterm_interrupts._stop", "KeyboardInterrupt"): "SIGTERM stops a command the way "
     "Ctrl-C does: the handler raises what Ctrl-C raises",
 }
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from wac.bundle.reader import PLAN, TASK
-from wac.errors import UsageError
+from wac.bundle.reader import PLAN, TASK, where_instead
+from wac.errors import NoBundle
 
 from .bundlecheck import SelfCheckResult, safe_check
 
@@ -24,10 +24,10 @@ def find_bundles(paths: list[str]) -> list[Path]:
         elif p.is_dir():
             found = sorted(d for d in p.iterdir() if (d / PLAN).is_file())
             if not found:
-                raise UsageError(f"{raw}: no bundles here (a build directory or a bundle with {PLAN})")
+                raise NoBundle(f"{raw}: no bundles here (a build directory or a bundle with {PLAN})")
             out += found
         else:
-            raise UsageError(f"{raw}: no such build directory or bundle")
+            raise NoBundle(f"{raw}: no such build directory or bundle{where_instead(raw)}")
     seen, uniq = set(), []
     for b in out:
         if b.resolve() not in seen:

@@ -37,7 +37,7 @@ import sys
 import time
 
 from wac.errors import UsageError
-from wac.exits import run_command
+from wac.exits import INTERRUPTED, run_command, sigterm_interrupts
 
 from .bundlecheck import SelfCheckResult, check_bundle, safe_check
 from .pool import find_bundles, run_many
@@ -87,19 +87,19 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
     kept = {i: r for i, b in enumerate(bundles) if (r := verdicts.lookup(b)) is not None}
     todo = [b for i, b in enumerate(bundles) if i not in kept]
     jobs = args.jobs or max(1, min(len(todo), os.cpu_count() or 1))
-    if not todo:
-        fresh = []
-    elif getattr(args, "backend", "local") == "ray":  # wac/backends.py: one Ray task per bundle
-        from wac.backends import ray_map
+    arrived: list[SelfCheckResult] = []  # this run's verdicts as they arrive, kept on Ctrl-C
 
-        fresh = ray_map(safe_check, [(str(b), args.out) for b in todo], args.address)
-        for b, r in zip(todo, fresh, strict=True):
-            verdicts.record(b, r)
-    else:
-        # progress on stderr wherever it goes (a log, CI): a bar on a terminal, a line every 30 s elsewhere
-        fresh = run_many(todo, jobs, args.out, progress=True, on_result=verdicts.record)
-    for d in verdicts.save():
-        print(f"wac: {d} is not writable: its verdicts were not kept", file=sys.stderr)
+    def record(bundle, result: SelfCheckResult) -> None:
+        arrived.append(result)
+        verdicts.record(bundle, result)
+
+    try:
+        with sigterm_interrupts():  # a CI timeout or `kill` stops it like Ctrl-C: finished verdicts kept
+            fresh = _check(args, todo, jobs, record)
+    except KeyboardInterrupt:
+        _interrupted(arrived, len(todo), len(kept), kept=not _save(verdicts))
+        return INTERRUPTED
+    _save(verdicts)
     it = iter(fresh)
     results = [kept[i] if i in kept else next(it) for i in range(len(bundles))]
     wall = time.perf_counter() - t0
@@ -123,6 +123,46 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
         again = f"; {len(kept)} verdict(s) reused, unchanged since they were reached (--force checks again)"
         print(f"{len(todo)} task(s) checked in {wall:.1f} s on {jobs} process(es)" + (again if kept else ""))
     return 0 if all(r.passed for r in results) else 1
+
+
+def _check(args, todo: list, jobs: int, record) -> list[SelfCheckResult]:
+    """Self-check `todo` where `args` says; `record(bundle, result)` hears each as it arrives."""
+    if not todo:
+        return []
+    if getattr(args, "backend", "local") == "ray":  # wac/backends.py: one Ray task per bundle
+        from wac.backends import ray_map
+
+        fresh = ray_map(safe_check, [(str(b), args.out) for b in todo], args.address)
+        for b, r in zip(todo, fresh, strict=True):
+            record(b, r)
+        return fresh
+    # progress on stderr wherever it goes (a log, CI): a bar on a terminal, a line every 30 s elsewhere
+    return run_many(todo, jobs, args.out, progress=True, on_result=record)
+
+
+def _save(verdicts: Verdicts) -> list[str]:
+    """Write the verdicts out; the directories that could not be written (each said on stderr)."""
+    unwritable = verdicts.save()
+    for d in unwritable:
+        print(f"wac: {d} is not writable: its verdicts were not kept", file=sys.stderr)
+    return unwritable
+
+
+def _interrupted(arrived: list[SelfCheckResult], todo: int, reused: int, kept: bool) -> None:
+    """What an interrupted run finished, and that its verdicts are kept for the next run."""
+    passed = sum(r.passed for r in arrived)
+    failed = [r.task_id for r in arrived if not r.passed]
+    print(
+        f"wac: interrupted: {passed} passed, {len(failed)} failed, {todo - len(arrived)} not checked"
+        + (f" ({reused} verdict(s) reused)" if reused else "")
+        + (f"; failed: {', '.join(failed)}" if failed else ""),
+        file=sys.stderr,
+    )
+    n = sum(r.error is None for r in arrived) if kept else 0  # a check that could not run is not kept
+    print(
+        f"wac: {n} finished verdict(s) kept; run the same command again to check the {todo - n} other task(s)",
+        file=sys.stderr,
+    )
 
 
 def register(subparsers) -> None:

@@ -10,11 +10,18 @@ from __future__ import annotations
 
 
 class WacError(Exception):
-    """Root of every error wac raises on purpose."""
+    """Root of every error wac raises on purpose.
+
+    `exit_code` is the command line's exit status when the error ends a command (the contract is
+    in wac/exits.py): 1 unless a class says otherwise."""
+
+    exit_code = 1
 
 
 class UsageError(WacError):
     """The command line or an API call was used wrongly (exit code 2)."""
+
+    exit_code = 2
 
 
 class SourceErrors(WacError):
@@ -28,6 +35,13 @@ class SourceErrors(WacError):
 
 class BundleError(WacError):
     """A bundle on disk is missing, malformed or of another version."""
+
+
+class NoBundle(BundleError, UsageError):
+    """A path given for a bundle or a build holds none (it does not exist, or is another kind of
+    directory): a usage error (exit code 2), unlike a damaged bundle (exit code 1)."""
+
+    exit_code = 2
 
 
 # --- taxonomy ---------------------------------------------------------------------------------------
@@ -62,7 +76,12 @@ class UnknownObservable(WacError, KeyError):
 
 
 class ActionError(UsageError):
-    """An action was malformed or out of range; nothing happened and no budget was spent."""
+    """An action was malformed or out of range; nothing happened and no budget was spent.
+
+    A `UsageError` for code that calls the environment, but on the command line the actions are the
+    user's input, like task sources: exit code 1."""
+
+    exit_code = 1
 
 
 class BudgetExhausted(WacError):

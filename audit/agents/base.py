@@ -11,12 +11,12 @@ of such an agent then renders no film frames, which nobody would see (`reads_ima
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import re
 from typing import Protocol, runtime_checkable
 
 from wac.errors import AgentError  # noqa: F401 - re-exported
+from wac.suggest import close_matches
 
 
 @runtime_checkable
@@ -57,7 +57,9 @@ def agent_class(spec: str) -> type:
     """The class behind `NAME` or `NAME:ARG`, without making an agent (e.g. to read `pipeline_check`)."""
     name = spec.partition(":")[0]
     if name not in _REGISTRY:
-        raise AgentError(f"unknown agent {name!r}; agents are: {', '.join(_REGISTRY)}")
+        close = close_matches(name, _REGISTRY)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise AgentError(f"unknown agent {name!r}{hint} (agents: {', '.join(_REGISTRY)})")
     module, cls, _ = _REGISTRY[name]
     return getattr(__import__(module, fromlist=[cls]), cls)
 
@@ -91,7 +93,7 @@ def check_options(specs, keys) -> None:
     known = sorted({k for s in specs if s for k in agent_options(s)})
     for key in keys:
         if key not in known:
-            close = difflib.get_close_matches(str(key).replace("-", "_"), known, n=1)
+            close = close_matches(str(key).replace("-", "_"), known)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             names = ", ".join(dict.fromkeys(str(s).partition(":")[0] for s in specs if s))
             raise AgentError(

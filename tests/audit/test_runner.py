@@ -112,7 +112,7 @@ def test_cli_user_mistakes_are_one_line_errors(tmp_path):
     r = _wac("eval", str(tmp_path), "--agent", "random", "--out", str(tmp_path / "run"))
     assert r.returncode == 2 and "not a wac build" in r.stderr and "Traceback" not in r.stderr
     r = _wac("audit", str(tmp_path), "--agent", "random", "--out", str(tmp_path / "ep"))
-    assert r.returncode == 2 and "not a task bundle" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "not a bundle" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_cli_audit_runs_one_episode(built, tasks, tmp_path):

@@ -210,3 +210,35 @@ def test_a_failed_import_is_reported_once_without_a_cascade(project, tmp_path):
     )
     result = compile_project([project.root / "tasks"], project.root)
     assert [d.code for d in result.diagnostics] == ["E302"]
+
+
+def test_an_unknown_scene_hint_names_the_declaring_file_and_an_import_that_works(project, monkeypatch):
+    """Issue 33: the hint's import is written from the task's own folder (not `scenes/….wa`), and
+    it names the file that declares the scene (also for a misspelt name)."""
+    monkeypatch.chdir(project.root)
+    body = "task t on {scene} {{\n    anomaly float crate_2 by 0.4 m\n}}\n"
+    sub = project.root / "tasks" / "deep"
+    sub.mkdir()
+    for name, meant in (("yard", ""), ("yrad", "did you mean `yard`? ")):
+        (sub / "t.wa").write_text(body.format(scene=name))
+        result = compile_project([sub / "t.wa"], project.root)
+        (d,) = result.diagnostics
+        line = 'import "../../scenes/yard.wa"'
+        assert d.code == "E301" and d.hint == (
+            f"{meant}scene `yard` is declared in scenes/yard.wa: add `{line}` at the top of this file"
+        )
+    (sub / "t.wa").write_text(line + "\n" + body.format(scene="yard"))  # the hint, followed, builds
+    assert compile_project([sub / "t.wa"], project.root).ok
+    (sub / "t.wa").write_text(body.format(scene="nowhere"))
+    (d,) = compile_project([sub / "t.wa"], project.root).diagnostics
+    assert "no file under the project root (the current directory) declares a scene `nowhere`" in d.hint
+    assert "relative to tasks/deep/" in d.hint
+
+
+def test_a_path_outside_the_root_names_the_root_used(project, monkeypatch):
+    monkeypatch.chdir(project.root)
+    task = project("t.wa", "task t on yard {\n    anomaly float crate_2 by 0.4 m\n}\n")
+    (d,) = compile_project([task], project.root / "tasks").diagnostics
+    assert d.code == "E302"
+    assert d.message == "import `../scenes/yard.wa` is outside the project root `tasks`"
+    assert d.hint.startswith("it resolves to scenes/yard.wa;") and "`--root .`" in d.hint

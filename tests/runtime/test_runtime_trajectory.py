@@ -100,7 +100,7 @@ def test_play_command(tmp_path, capsys):
             "--variant",
             "clean",
             "--actions",
-            "move 3; turn 135; wait 1; turn 999",
+            "move 3; turn 135; wait 1",
             "--out",
             str(tmp_path / "p"),
             "--width",
@@ -111,8 +111,37 @@ def test_play_command(tmp_path, capsys):
     )
     text = capsys.readouterr().out
     assert rc == 0
-    assert "move forward 3.00 m" in text and "ERROR" in text and "between -180 and 180" in text
+    assert "move forward 3.00 m" in text and "ERROR" not in text
     assert len(read_trajectory(tmp_path / "p").steps) == 4
+
+
+def test_play_rejects_wrong_actions_before_the_world_starts(tmp_path, capsys):
+    """The user's actions are wrong: exit 1 (wac/exits.py), the bad one named, nothing written."""
+    b = _bundle(tmp_path, _hide_task())
+    for actions, says in (
+        (
+            "move 3; turn 999",
+            "action 2 of --actions ('turn 999'): turn: 'degrees' must be between -180 and 180",
+        ),
+        ("mvoe 3", "unknown action 'mvoe'; did you mean `move`?"),
+    ):
+        rc = commands.main(["play", str(b), "--actions", actions, "--out", str(tmp_path / "q")])
+        assert rc == 1 and says in capsys.readouterr().err
+        assert not (tmp_path / "q").exists()
+
+
+def test_play_exits_1_when_an_action_is_refused_and_writes_a_fresh_folder_by_default(
+    tmp_path, capsys, monkeypatch
+):
+    b = _bundle(tmp_path, _hide_task())
+    monkeypatch.chdir(tmp_path)
+    small = ["--width", "64", "--height", "48", "--film-interval", "0"]
+    rc = commands.main(["play", str(b), "--actions", "; ".join(["turn 10"] * 41), *small])  # budget 40
+    out, err = capsys.readouterr()
+    assert rc == 1 and "ERROR" in out and "1 of 41 action(s) refused" in err
+    assert "trajectory written to play-bundle-1" in out and (tmp_path / "play-bundle-1").is_dir()
+    assert commands.main(["play", str(b), "--actions", "turn 10", *small]) == 0
+    assert "trajectory written to play-bundle-2" in capsys.readouterr().out
 
 
 def test_render_command(tmp_path):

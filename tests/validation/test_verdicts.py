@@ -123,7 +123,6 @@ def test_a_failing_verdict_is_kept_too_but_not_an_error(tmp_path, checked, capsy
 def test_an_interrupted_run_keeps_what_it_finished(tmp_path, monkeypatch, capsys):
     out = tmp_path / "build"
     assert build([ROOT / "taxonomy" / "examples" / "scale.wa"], ROOT, out).ok
-    monkeypatch.setattr(verdicts, "SAVE_EVERY_S", 0.0)
     real = selfcheck.run_many
 
     def interrupted(bundles, *a, **k):
@@ -131,11 +130,76 @@ def test_an_interrupted_run_keeps_what_it_finished(tmp_path, monkeypatch, capsys
         raise KeyboardInterrupt
 
     monkeypatch.setattr(selfcheck, "run_many", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        selfcheck.cmd_selfcheck(
-            selfcheck.argparse.Namespace(
-                paths=[str(out)], jobs=1, out=None, force=False, json=True, backend="local"
-            )
+    # the verdicts are written on the interrupt, not only every SAVE_EVERY_S seconds
+    code = selfcheck.cmd_selfcheck(
+        selfcheck.argparse.Namespace(
+            paths=[str(out)], jobs=1, out=None, force=False, json=True, backend="local"
         )
+    )
+    assert code == 130
+    assert "wac: interrupted: 1 passed, 0 failed, 0 not checked" in capsys.readouterr().err
     monkeypatch.setattr(selfcheck, "run_many", real)
     assert main([str(out), "--json"]) == 0 and _json(capsys)["reused"] == 1
+
+
+# Ctrl-C in a real `wac selfcheck`: the second bundle's check blocks (after a marker file says so)
+# until the test interrupts it, so the first one has surely finished
+INTERRUPTED_RUN = """
+import sys, time
+from pathlib import Path
+import wac.validation.pool as pool
+marker, real, calls = Path(sys.argv[1]), pool.safe_check, []
+def blocking(bundle, out=None):
+    calls.append(bundle)
+    if len(calls) == 2:
+        marker.write_text("checking the second bundle")
+        time.sleep(600)
+    return real(bundle, out)
+pool.safe_check = blocking
+from wac.cli import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])  # Ctrl-C; a CI timeout or `kill`
+def test_ctrl_c_in_wac_selfcheck_prints_what_finished_and_the_next_run_reuses_it(tmp_path, stop):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "build"
+    examples = ROOT / "taxonomy" / "examples"
+    sources = [examples / f"{n}.wa" for n in ("scale", "missing_support", "improper_configuration")]
+    assert build(sources, ROOT, out).ok
+    marker = tmp_path / "marker"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_RUN, str(marker), "selfcheck", str(out), "-j", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a foreground job
+    )
+    deadline = time.monotonic() + 120
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists(), proc.communicate()
+    proc.send_signal(getattr(signal, stop))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "wac: interrupted: 1 passed, 0 failed, 2 not checked" in err
+    assert "1 finished verdict(s) kept" in err and "Traceback" not in err
+    first = sorted(p.name for p in out.iterdir() if (p / "selfcheck.json").is_file())[0]
+    kept = json.loads((out / verdicts.CACHE_FILE).read_text())["bundles"]
+    assert list(kept) == [first]  # on disk: the finished verdict, and only it
+
+    again = subprocess.run(
+        [sys.executable, "-m", "wac.cli", "selfcheck", str(out), "-j", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert again.returncode == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert report["reused"] == 1 and report["total"] == 3
+    assert [r["task_id"] for r in report["results"] if r["reused"]] == [first]
