@@ -12,6 +12,12 @@ string.  An export writes that table for a wac build, with the bundles themselve
 
 `datasets.load_dataset(DIR, split="test")` loads the table; `wac import hf DIR -o BUILD` checks
 every bundle against its manifest and the table and writes a wac build again.
+
+`datasets` keys its cache of a local dataset folder by the folder's name and the card's YAML
+header only, never by the data files (not their contents, not even their mtime or full path): a
+second export to the same folder, or to another folder of the same name, would load the first
+one's rows.  So the card's config carries the table's sha256 (in its `description`), and a
+different table is a different cache entry.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import os
 import shutil
 from pathlib import Path
 
-from wac.bundle.reader import INDEX, MANIFEST, Bundle, is_build, read_index
+from wac.bundle.reader import INDEX, MANIFEST, Bundle, is_build, read_index, require_build
 from wac.errors import UsageError
 from wac.taxonomy import reference as R
 from wac.taxonomy.registry import registry
@@ -61,9 +67,7 @@ def schema():
 
 
 def _read_build(build: Path) -> list[dict]:
-    if not is_build(build):
-        raise UsageError(f"{build} is not a wac build (no {INDEX}); run `wac build` first")
-    return read_index(build)
+    return read_index(require_build(build))
 
 
 def task_row(bundle: Path) -> dict:
@@ -103,11 +107,12 @@ def export_hf(build: str | Path, out: str | Path) -> dict:
         (tmp / "dataset").mkdir(parents=True)
         table = pa.Table.from_pylist(rows, schema=schema())
         pq.write_table(table, tmp / TABLE, compression="zstd", row_group_size=max(len(rows), 1))
+        digest = hashlib.sha256((tmp / TABLE).read_bytes()).hexdigest()
         (tmp / BUILD).mkdir()
         shutil.copy2(build / INDEX, tmp / BUILD / INDEX)
         for e in entries:
             shutil.copytree(build / e["id"], tmp / BUILD / e["id"])
-        (tmp / "README.md").write_text(dataset_card(rows, entries), encoding="utf-8")
+        (tmp / "README.md").write_text(dataset_card(rows, entries, digest), encoding="utf-8")
         if out.exists():
             out.rmdir()
         os.replace(tmp, out)
@@ -118,12 +123,14 @@ def export_hf(build: str | Path, out: str | Path) -> dict:
         "tasks": len(rows),
         "examples": sum(1 for e in entries if e.get("example")),
         "table": str(out / TABLE),
-        "sha256": hashlib.sha256((out / TABLE).read_bytes()).hexdigest(),
+        "sha256": digest,
     }
 
 
-def dataset_card(rows: list[dict], entries: list[dict]) -> str:
-    """The dataset card: YAML header for `datasets`, then what is in it and how to use it."""
+def dataset_card(rows: list[dict], entries: list[dict], table_sha256: str) -> str:
+    """The dataset card: YAML header for `datasets`, then what is in it and how to use it.  The
+    config's description names the table's sha256: `datasets` hashes the header (not the data
+    files) into its cache key, so another table must give another header."""
     reg = registry()
     fams: dict[str, int] = {}
     for r in rows:
@@ -141,6 +148,7 @@ def dataset_card(rows: list[dict], entries: list[dict]) -> str:
         "- agents",
         "configs:",
         "- config_name: default",
+        f"  description: wac task table, {len(rows)} rows, sha256 {table_sha256}",
         "  data_files:",
         "  - split: test",
         f"    path: {TABLE}",
