@@ -362,7 +362,9 @@ def _cell(rows: list[dict]) -> dict:
         "sr": _rate(wins, len(judged)),
         "covered": sum(cov),
         "coverage": _rate(sum(cov), len(cov)),
+        "coverage_known": len(cov),
         "sr_covered": _rate(sum(1 for r in jc if r["success"]), len(jc)),
+        "judged_covered": len(jc),
     }
 
 

@@ -233,53 +233,77 @@ def render_comparison(ms: list[dict]) -> str:
 # --- charts ----------------------------------------------------------------------------------------
 
 
+Series = tuple[str, list[float | None], list[int]]  # name, a rate per key, its denominator per key
+
+
 def _bars(
-    path: Path,
-    title: str,
-    keys: list[str],
-    series: list[tuple[str, list[float | None]]],
-    horizontal=False,
-    ylabel: str = "%",
+    path: Path, title: str, keys: list[str], series: list[Series], horizontal=False, ylabel="%"
 ) -> None:
-    """Grouped bars (one group per key, one bar per series), values in [0, 1] drawn as percent."""
+    _figure(title, keys, series, horizontal, ylabel).savefig(path, format="png", metadata={"Software": None})
+
+
+def _figure(title: str, keys: list[str], series: list[Series], horizontal=False, ylabel="%"):
+    """Grouped bars (one group per key, one bar per series), rates in [0, 1] drawn as percent, each
+    labelled with its value and n (the rate's denominator).  A bar at 0 is still drawn as an outline
+    at the axis, and a chart whose bars are all 0 or n/a says so in its middle."""
     from matplotlib.figure import Figure
 
     n, k = len(series), max(1, len(keys))
     width = 0.8 / max(1, n)
     fig = Figure(
-        figsize=(max(6.0, 0.6 * k * max(1, n) + 2), 4.5)
+        figsize=(max(7.0, 1.1 * k * max(1, n) + 2), 5.5)
         if not horizontal
-        else (8.0, max(3.0, 0.35 * k * n + 1.5)),
+        else (10.0, max(3.5, 0.5 * k * n + 2)),
         dpi=100,
     )
     ax = fig.subplots()
-    for i, (name, vals) in enumerate(series):
+    for i, (name, vals, ns) in enumerate(series):
         pos = [j + (i - (n - 1) / 2.0) * width for j in range(len(keys))]
         ys = [100.0 * v if v is not None else 0.0 for v in vals]
-        bars = (
-            ax.barh(pos, ys, height=width, label=name)
-            if horizontal
-            else ax.bar(pos, ys, width=width, label=name)
-        )
-        ax.bar_label(bars, ["n/a" if v is None else f"{100.0 * v:.0f}" for v in vals], fontsize=6, padding=1)
+        draw = ax.barh if horizontal else ax.bar
+        size = {"height": width} if horizontal else {"width": width}
+        bars = draw(pos, ys, label=name, edgecolor="0.25", linewidth=0.6, **size)
+        texts = [
+            ("n/a" if v is None else f"{100.0 * v:.0f}%") + f" (n={c})" for v, c in zip(vals, ns, strict=True)
+        ]
+        ax.bar_label(bars, texts, fontsize=9, padding=2)
     ticks = list(range(len(keys)))
     names = [_words(x) for x in keys]
     if horizontal:
-        ax.set_yticks(ticks, names, fontsize=8)
+        ax.set_yticks(ticks, names, fontsize=11)
         ax.invert_yaxis()
-        ax.set_xlim(0, 110)
+        ax.set_xlim(0, 125)
         ax.set_xticks([0, 20, 40, 60, 80, 100])
-        ax.set_xlabel(ylabel)
+        ax.set_xlabel(ylabel, fontsize=11)
+        ax.axvline(0, color="0.25", linewidth=1.0)
     else:
-        ax.set_xticks(ticks, names, rotation=20, ha="right", fontsize=8)
-        ax.set_ylim(0, 110)
+        ax.set_xticks(ticks, names, rotation=20, ha="right", fontsize=11)
+        ax.set_ylim(0, 115)
         ax.set_yticks([0, 20, 40, 60, 80, 100])
-        ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
+        ax.set_ylabel(ylabel, fontsize=11)
+        ax.axhline(0, color="0.25", linewidth=1.0)
+    ax.tick_params(labelsize=10)
+    if not any(v for _, vals, _ in series for v in vals):
+        ax.text(
+            0.5,
+            0.5,
+            "every value is 0% or n/a",
+            transform=ax.transAxes,
+            ha="center",
+            fontsize=12,
+            color="0.4",
+        )
+    ax.set_title(title, fontsize=13)
     if n > 1:
-        ax.legend(fontsize=7, loc="best")
+        ax.legend(fontsize=10, loc="best")
     fig.tight_layout()
-    fig.savefig(path, format="png", metadata={"Software": None})
+    return fig
+
+
+def _sr(cells: list[dict]) -> tuple[list[float | None], list[int]]:
+    """SRs and their denominators: judged tasks and judge failures (a group's `judged` counts both,
+    the run summary's `judged` only the first)."""
+    return [c.get("sr") for c in cells], [c.get("judged", 0) + c.get("judge_error", 0) for c in cells]
 
 
 def write_charts(ms: list[dict], out: Path) -> list[Path]:
@@ -292,20 +316,14 @@ def write_charts(ms: list[dict], out: Path) -> list[Path]:
         paths[0],
         f"Success rate per family{tag}",
         fams,
-        [
-            (lab, [m["by_family"].get(f, {}).get("sr") for f in fams])
-            for lab, m in zip(labels, ms, strict=True)
-        ],
+        [(lab, *_sr([m["by_family"].get(f, {}) for f in fams])) for lab, m in zip(labels, ms, strict=True)],
         ylabel="SR (%)",
     )
     _bars(
         paths[1],
         f"Success rate per category{tag}",
         cats,
-        [
-            (lab, [m["by_category"].get(c, {}).get("sr") for c in cats])
-            for lab, m in zip(labels, ms, strict=True)
-        ],
+        [(lab, *_sr([m["by_category"].get(c, {}) for c in cats])) for lab, m in zip(labels, ms, strict=True)],
         horizontal=True,
         ylabel="SR (%)",
     )
@@ -313,29 +331,25 @@ def write_charts(ms: list[dict], out: Path) -> list[Path]:
         m = ms[0]
         keys = [*fams, "overall"]
         cells = [*[m["by_family"][f] for f in fams], m["summary"]]
-        _bars(
-            paths[2],
-            f"Geometric coverage and success{tag}",
-            keys,
-            [
-                ("coverage", [c["coverage"] for c in cells]),
-                ("SR", [c["sr"] for c in cells]),
-                ("SR on covered tasks", [c["sr_covered"] for c in cells]),
-            ],
-            ylabel="%",
-        )
+        title = f"Geometric coverage and success{tag}"
     else:
-        _bars(
-            paths[2],
-            "Geometric coverage and success per run",
-            labels,
-            [
-                ("coverage", [m["summary"]["coverage"] for m in ms]),
-                ("SR", [m["summary"]["sr"] for m in ms]),
-                ("SR on covered tasks", [m["summary"]["sr_covered"] for m in ms]),
-            ],
-            ylabel="%",
-        )
+        keys, cells = labels, [m["summary"] for m in ms]
+        title = "Geometric coverage and success per run"
+    _bars(
+        paths[2],
+        title,
+        keys,
+        [
+            ("coverage", [c["coverage"] for c in cells], [c.get("coverage_known", 0) for c in cells]),
+            ("SR", *_sr(cells)),
+            (
+                "SR on covered tasks",
+                [c["sr_covered"] for c in cells],
+                [c.get("judged_covered", 0) for c in cells],
+            ),
+        ],
+        ylabel="%",
+    )
     return paths
 
 

@@ -27,11 +27,11 @@ from pathlib import Path
 from wac.bundle.kinds import choose_demo, target_kinds
 from wac.compiler import nodes as N
 from wac.compiler.assemble import build_world
-from wac.compiler.diagnostics import Collector
+from wac.compiler.diagnostics import Collector, did_you_mean
 from wac.compiler.layout import Layout, Materials
 from wac.compiler.operators import REQUIRES, unit
 from wac.compiler.resolve import Loader, discover
-from wac.errors import UsageError
+from wac.errors import SourceErrors, UsageError, WacError
 from wac.taxonomy.registry import OperatorSpec, registry
 
 CONDITIONS = (2, 3)  # anomalies per derived task
@@ -120,8 +120,10 @@ def candidates(anchor: _Anchor, loader: Loader) -> list[tuple[str, str]]:
     scene_decl, _ = vis.scenes[anchor.task.scene]
     layout = Layout(loader, vis, diag, Materials(vis.materials, diag))
     built = build_world(anchor.task, scene_decl, layout, diag)
-    if built is None or diag:
-        raise UsageError(f"anchor `{anchor.task.name}` does not build; run `wac build` on it first")
+    if diag:  # errors in the sources (exit 1), shown with their diagnostics
+        raise SourceErrors(tuple(diag.items))
+    if built is None:
+        raise WacError(f"anchor `{anchor.task.name}` does not build; run `wac check` on it")
     taken = {n.text for a in anchor.task.body.anomalies for n in a.operand}
     ops = [s for s in registry().operators if s.operand == "object" and not unit(s.name).alone]
     out = []
@@ -164,16 +166,19 @@ def _task_text(anchor: _Anchor, name: str, extras: tuple[str, ...], out_dir: Pat
 
 def _find_anchors(names: list[str], sources: list[Path], loader: Loader) -> list[_Anchor]:
     found: dict[str, _Anchor] = {}
+    seen: set[str] = set()
     for path in discover(sources):
         module = loader.load(path)
         if module is None:
             continue
         for task in module.tasks:
+            seen.add(task.name)
             if task.name in names and task.name not in found:
                 found[task.name] = _Anchor(task, path, [])
     missing = [n for n in names if n not in found]
     if missing:
-        raise UsageError(f"no such anchor task(s) in the sources: {', '.join(missing)}")
+        shown = [f"{n} ({h})" if (h := did_you_mean(n, seen, n=3)) else n for n in missing]
+        raise UsageError(f"no such anchor task(s) in the sources: {', '.join(shown)}")
     for n, a in found.items():
         if len(a.task.body.anomalies) != 1:
             raise UsageError(f"anchor `{n}` must have exactly one anomaly")
@@ -336,13 +341,15 @@ def derive_multi(
     say=None,
     check=None,
     keep_each: bool = False,
+    done=None,
 ) -> list[Derived]:
     """The derived tasks for `anchors` (task names in `sources`).
 
     A draw is kept when the derived task compiles and, with `check` (e.g. `selfcheck_passes`),
     when `check(bundle files)` holds.  An anchor without a draw for every configuration is an error.
     Nothing is written unless `keep_each`: then each anchor's files are written as soon as it is
-    done, so an interrupted run keeps the anchors it finished (`write_derived` completes the set)."""
+    done, so an interrupted run keeps the anchors it finished (`write_derived` completes the set).
+    `done(True)`, if given, hears each anchor as it is done."""
     if not anchors:
         raise UsageError("no anchors given")
     loader = Loader(root=root)
@@ -357,6 +364,8 @@ def derive_multi(
         made += got
         if keep_each:
             _write(got, out_dir)
+        if done:
+            done(True)
     return made
 
 
@@ -406,6 +415,7 @@ def derive_default(
     environments: int | None = ENVIRONMENTS,
     jobs: int = 1,
     keep_each: bool = False,
+    done=None,
 ) -> tuple[list[str], list[Derived]]:
     """`per_env` anchors from each of `environments` environments (all when None).
 
@@ -415,7 +425,8 @@ def derive_default(
     given) and the next one is tried.  With `jobs` > 1 environments derive in parallel processes
     (`say`, if given, becomes a print to stderr there); the result is the same.  `keep_each` writes
     each anchor's files as soon as it is done (see `derive_multi`).  Returns the anchors used and
-    the tasks."""
+    the tasks.  `done(full)`, if given, hears each environment as it is taken (with `environments`,
+    only the full ones: they are what the run needs)."""
     order = list(groups)
     if environments is not None:
         _rng(seed, "environments").shuffle(order)
@@ -426,6 +437,8 @@ def derive_default(
     def take(group, names, tasks) -> bool:
         """Record one environment's result; True when enough environments are full."""
         nonlocal full
+        if done and (environments is None or len(names) == per_env):
+            done(len(names) == per_env)
         if len(names) == per_env:
             full += 1
         elif environments is not None:

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from wac.errors import UsageError
+from wac.errors import SourceErrors, UsageError
+from wac.progress import Progress
 
 
 def _anchor_names(args) -> list[str] | None:
@@ -51,13 +52,25 @@ def cmd_multi(args) -> int:
         derived_dir = out.resolve()
         files = [p for p in discover(sources) if not p.is_relative_to(derived_dir)]
         result = compile_project(files, root, out=None, jobs=1)
-        if not result.ok:
-            raise UsageError("the sources do not build; fix them (`wac check`) before deriving")
+        if not result.ok:  # errors in the sources: exit 1, with their diagnostics
+            raise SourceErrors(tuple(result.diagnostics))
         groups = default_anchors(result.index, args.seed)
         envs = None if args.environments == 0 else args.environments
-        names, made = derive_default(
-            groups, sources, root, out, args.seed, args.per_environment, say, check, envs, args.jobs, True
-        )
+        with Progress(envs or len(groups), "derive", unit="environment") as bar:
+            names, made = derive_default(
+                groups,
+                sources,
+                root,
+                out,
+                args.seed,
+                args.per_environment,
+                say,
+                check,
+                envs,
+                args.jobs,
+                True,
+                bar.update,
+            )
         got = len(names) // max(args.per_environment, 1)
         if envs is not None and got < envs:
             print(
@@ -74,7 +87,10 @@ def cmd_multi(args) -> int:
                     file=sys.stderr,
                 )
     else:
-        made = derive_multi(names, sources, root, out, args.seed, say, check, keep_each=True)
+        with Progress(len(names), "derive", unit="anchor") as bar:
+            made = derive_multi(
+                names, sources, root, out, args.seed, say, check, keep_each=True, done=bar.update
+            )
     # `--anchors` re-derives some anchors of the set: the other anchors' files stay
     paths = write_derived(made, out, set(names) if args.anchors else None)
     print(f"wac: derived {len(paths)} task(s) from {len(names)} anchor(s) into {out} (seed {args.seed})")

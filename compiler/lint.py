@@ -66,31 +66,42 @@ def _empty_task(scene: N.SceneDecl) -> N.TaskDecl:
     return N.TaskDecl("lint", scene.name, N.Body((), ()), scene.span, scene.span)
 
 
-def lint_paths(paths: list[Path], root: Path, cwd: Path | None = None) -> LintResult:
-    """Lint every scene declared in the `.wa` files under `paths`."""
+def lint_paths(paths: list[Path], root: Path, cwd: Path | None = None, progress=None) -> LintResult:
+    """Lint every scene declared in the `.wa` files under `paths`.  `progress` (a `wac.progress.
+    Progress`), if given, hears the number of files and each file as it is done."""
     loader = Loader(root=root, cwd=cwd or Path.cwd())
     diag = Collector()
     scenes, found = [], []
-    for path in discover(paths):
-        module = loader.load(path)
-        if module is None:
-            diag.items.extend(loader.failed.get(path, ()))
-            continue
-        vis = loader.visible(path, diag)
-        for scene in module.scenes:
-            sdiag = Collector()
-            layout = Layout(loader, vis, sdiag, Materials(vis.materials, sdiag))
-            built = build_world(_empty_task(scene), scene, layout, sdiag)
-            if built is not None:
-                check_clean(built, sdiag, scene.span, loader.memo)
-            if built is None or sdiag:
-                diag.items.extend(sdiag.items)
-                continue
-            scenes.append(scene.name)
-            benign = {b.object: b.reason for b in built.scene.benign}
-            for f in clean_findings(built, loader.memo):
-                found.append(_lint(scene.name, built, f, benign, loader, scene.span))
+    files = discover(paths)
+    if progress:
+        progress.set_total(len(files))
+    for path in files:
+        _lint_file(path, loader, diag, scenes, found)
+        if progress:
+            progress.update(True)
     return LintResult(tuple(scenes), tuple(found), tuple(dict.fromkeys(diag.items)))
+
+
+def _lint_file(path: Path, loader: Loader, diag: Collector, scenes: list, found: list) -> None:
+    """Lint the scenes of one file, adding to `scenes`, `found` and `diag`."""
+    module = loader.load(path)
+    if module is None:
+        diag.items.extend(loader.failed.get(path, ()))
+        return
+    vis = loader.visible(path, diag)
+    for scene in module.scenes:
+        sdiag = Collector()
+        layout = Layout(loader, vis, sdiag, Materials(vis.materials, sdiag))
+        built = build_world(_empty_task(scene), scene, layout, sdiag)
+        if built is not None:
+            check_clean(built, sdiag, scene.span, loader.memo)
+        if built is None or sdiag:
+            diag.items.extend(sdiag.items)
+            continue
+        scenes.append(scene.name)
+        benign = {b.object: b.reason for b in built.scene.benign}
+        for f in clean_findings(built, loader.memo):
+            found.append(_lint(scene.name, built, f, benign, loader, scene.span))
 
 
 def _lint(scene: str, built, f: Finding, benign: dict, loader: Loader, scene_span) -> Lint:

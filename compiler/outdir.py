@@ -2,6 +2,8 @@
 
 * `locked(out)` holds an exclusive lock (`.OUT.lock` beside OUT, `flock`) for a whole build;
   a second build of the same OUT waits for it, saying so, and the lock dies with its process.
+  The lock file is removed when the build ends (a waiter that locked the removed file sees it is
+  no longer the one at the path and tries again), so no `.OUT.lock` is left beside OUT.
 * An incremental commit renames bundle directories one by one; before the first rename it
   writes `OUT/.wac-journal.json` (what moves where), after the last it removes it.  A build
   killed in between leaves the journal, and the next build rolls the commit forward (every
@@ -40,23 +42,44 @@ def lock_path(out: Path) -> Path:
 def locked(out: Path, say=None) -> Iterator[None]:
     """Hold OUT's build lock; wait (after saying so) while another build holds it."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path(out), "a+") as fh:
+    path = lock_path(out)
+    told = False
+    while True:
+        fh = open(path, "a+")  # noqa: SIM115 - closed below, or kept open while the lock is held
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "?"
-            (say or _stderr)(f"wac: waiting for another build into {out} (pid {holder}) to finish")
+            if not told:
+                fh.seek(0)
+                holder = fh.read().strip() or "?"
+                (say or _stderr)(f"wac: waiting for another build into {out} (pid {holder}) to finish")
+                told = True
             fcntl.flock(fh, fcntl.LOCK_EX)
+        if _is_at(fh, path):
+            break
+        fh.close()  # the holder removed the file we waited on: lock the one at the path now
+    try:
         fh.seek(0)
         fh.truncate()
         fh.write(str(os.getpid()))
         fh.flush()
-        try:
-            recover(out)
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+        recover(out)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()  # while still holding it: whoever waits on this file will look again
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+def _is_at(fh, path: Path) -> bool:
+    """Whether the open file `fh` is still the file at `path` (not removed or replaced)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fh.fileno())
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
 
 
 def _stderr(message: str) -> None:

@@ -55,6 +55,22 @@ KEYS = (  # the task page's keyboard map: key, what it does (review.js holds the
 RANGES = "move 0.3–4 m forward|back · turn −180…180° (positive = right) · look −90…90° (positive = down) · interact · wait 0.5–5 s"
 
 
+def rubric_html(text: str):
+    """rubric.md as HTML for the reviewer's task page (a `Markup`): CommonMark with raw HTML off, so
+    any tag in the source (object names are the task author's text) is shown escaped, never run; no
+    links or images (a rubric has none, and the page loads nothing the build does not hold); its
+    headings two levels down, under the page's own "Rubric" heading."""
+    from markdown_it import MarkdownIt
+    from markupsafe import Markup
+
+    md = MarkdownIt("commonmark", {"html": False}).disable(["link", "image", "autolink"])
+    tokens = md.parse(text)
+    for t in tokens:
+        if t.type in ("heading_open", "heading_close"):
+            t.tag = f"h{min(6, int(t.tag[1]) + 2)}"
+    return Markup(md.renderer.render(tokens, md.options, {}))
+
+
 class HostCheck:
     """Refuse requests whose Host header names another machine (DNS rebinding)."""
 
@@ -165,6 +181,8 @@ class ReviewApp:
         from wac.bundle.reader import RUBRIC_MD, Bundle
 
         bundle = Bundle(rev.task.bundle)
+        # the page starts the perturbed world as soon as it loads: build it while the page loads
+        self.hub.prepare(me.name, rev.task.id, rev.task.version_id, rev.task.bundle, "perturbed")
         rubric = bundle.rubric()  # the reviewer's page shows the rubric: reviewers judge the task
         mine = next((v for v in rev.current if v.reviewer == me.name), None)
         return self.templates.TemplateResponse(
@@ -175,7 +193,7 @@ class ReviewApp:
                 "rev": rev,
                 "task": rev.task,
                 "rubric": rubric,
-                "rubric_md": bundle.file(RUBRIC_MD).read_text(encoding="utf-8"),
+                "rubric_html": rubric_html(bundle.file(RUBRIC_MD).read_text(encoding="utf-8")),
                 "mine": mine,
                 "keys": KEYS,
                 "ranges": RANGES,

@@ -6,6 +6,10 @@ reviewer who started it; it keeps the actions that succeeded, so switching betwe
 and the perturbed world replays them (the runtime is deterministic: same actions, same poses)
 and the reviewer looks at the same place in the other world.  Idle sessions are closed, and at
 most `max_worlds` are open at once (the least recently used goes first).
+
+The first frame is not waited for from scratch: the hub loads the runtime (pybullet, VTK) when
+it is created, and `prepare` builds a task's world while its page loads in the browser, so the
+page's first `start` takes that world (at most `READY_KEPT` prepared worlds wait unused).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 from wac.errors import PlayError, UsageError, WacError  # noqa: F401 - re-exported
 
 VARIANTS = ("clean", "perturbed")
+READY_KEPT = 2  # prepared worlds kept for pages that have not started them yet
 
 
 @dataclass
@@ -63,8 +68,10 @@ class PlayHub:
         self.idle_s = idle_s
         self.quality = quality
         self.plays: dict[str, Play] = {}
+        self._ready: dict[tuple, object] = {}  # (owner, task, version, variant) -> a fresh world
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wac-play")
+        self._pool.submit(_load_runtime)  # the imports are paid before the first page asks
 
     def run(self, fn, *args):
         """Run `fn(*args)` on the simulation thread and wait for it."""
@@ -76,6 +83,13 @@ class PlayHub:
     ) -> tuple[dict, bytes]:
         self._check_variant(variant)
         return self.run(self._start, owner, task_id, version_id, Path(bundle), variant)
+
+    def prepare(
+        self, owner: str, task_id: str, version_id: str, bundle: Path, variant: str = "perturbed"
+    ) -> None:
+        """Build the world a page is about to `start`, without waiting for it."""
+        self._check_variant(variant)
+        self._pool.submit(self._prepare, (owner, task_id, version_id, variant), Path(bundle))
 
     def act(self, owner: str, play_id: str, action: dict) -> tuple[dict, bytes]:
         return self.run(self._act, self._get(owner, play_id), action)
@@ -99,6 +113,7 @@ class PlayHub:
     def shutdown(self) -> None:
         for play in list(self.plays.values()):
             self.run(self._close, play)
+        self.run(self._drop_ready)
         self._pool.shutdown(wait=True)
 
     # --- on the simulation thread -----------------------------------------------------------
@@ -107,9 +122,23 @@ class PlayHub:
 
         return WorldEnv(bundle, variant=variant, width=self.width, height=self.height, film_interval_s=None)
 
+    def _prepare(self, key: tuple, bundle: Path) -> None:
+        if key in self._ready:
+            return
+        while len(self._ready) >= READY_KEPT:  # the oldest prepared world goes first
+            self._ready.pop(next(iter(self._ready))).close()
+        try:
+            self._ready[key] = self._new_env(bundle, key[3])
+        except Exception:  # noqa: BLE001 - `start` builds it again and reports the error to the page
+            pass
+
+    def _drop_ready(self) -> None:
+        while self._ready:
+            self._ready.popitem()[1].close()
+
     def _start(self, owner, task_id, version_id, bundle, variant):
         self._evict()
-        env = self._new_env(bundle, variant)
+        env = self._ready.pop((owner, task_id, version_id, variant), None) or self._new_env(bundle, variant)
         play = Play(secrets.token_urlsafe(12), owner, task_id, version_id, bundle, variant, env)
         play.last = env.history[0]
         with self._lock:
@@ -199,3 +228,7 @@ class PlayHub:
                 "no such play session (it may have been closed after a long idle time); start again"
             )
         return play
+
+
+def _load_runtime() -> None:
+    import wac.runtime.env  # noqa: F401 - pybullet, VTK and the renderer, loaded once

@@ -32,6 +32,8 @@ from wac.bundle.actions import MAX_MOVE_M, MOVE_M, PASSED_SLACK_M
 from wac.bundle.model import TriggerKind
 from wac.bundle.reader import Bundle
 from wac.errors import UsageError
+from wac.exits import sigterm_interrupts
+from wac.progress import Progress
 
 from .capture import Step, actions_text, focus_ids, run_steps
 from .judges_physics import clean_walk_passes, went_past
@@ -643,6 +645,33 @@ def _results(
                 yield path, res, lines
 
 
+def _print_result(path: str, res: ValidationResult, lines: list[str], examples: int) -> int:
+    """Print one bundle's outcome (and its `--verbose` lines); 1 if it failed, else 0."""
+    for line in lines:
+        print(line, file=sys.stderr)
+    if res.passed:
+        if res.valid <= 1 < res.examples:
+            few = "; only the plan itself could be tested, every variation was discarded (-v says why)"
+        elif res.valid < examples:
+            few = f"; {examples} wanted, the other draws were discarded (-v says why)"
+        else:
+            few = ""
+        print(
+            f"{res.task_id}: ok: the anomaly manifests only in the perturbed world in all {res.valid} valid "
+            f"variation(s) of {res.examples} tried{few} ({res.seconds:.1f} s)",
+            flush=True,
+        )
+    else:
+        print(f"{res.task_id}: FAIL after {res.examples} variation(s): {res.why}")
+        print(f"  minimal counterexample: {res.counterexample.describe()}")
+        print(
+            f'  replay: wac play {path} --variant perturbed --out /tmp/{res.task_id}-cx --actions "{res.actions}"',
+            flush=True,
+        )
+        return 1
+    return 0
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from .pool import find_bundles
 
@@ -653,31 +682,24 @@ def cmd_validate(args: argparse.Namespace) -> int:
     examples = args.examples or PROFILES[args.profile]
     paths = [str(b) for b in find_bundles(args.bundles)]
     jobs = args.jobs or min(len(paths), os.cpu_count() or 1)
-    failed = 0
+    failed = done = 0
     t0 = time.perf_counter()
-    for path, res, lines in _results(args, paths, examples, jobs):
-        for line in lines:
-            print(line, file=sys.stderr)
-        if res.passed:
-            if res.valid <= 1 < res.examples:
-                few = "; only the plan itself could be tested, every variation was discarded (-v says why)"
-            elif res.valid < examples:
-                few = f"; {examples} wanted, the other draws were discarded (-v says why)"
-            else:
-                few = ""
-            print(
-                f"{res.task_id}: ok: the anomaly manifests only in the perturbed world in all {res.valid} valid "
-                f"variation(s) of {res.examples} tried{few} ({res.seconds:.1f} s)",
-                flush=True,
-            )
-        else:
-            failed += 1
-            print(f"{res.task_id}: FAIL after {res.examples} variation(s): {res.why}")
-            print(f"  minimal counterexample: {res.counterexample.describe()}")
-            print(
-                f'  replay: wac play {path} --variant perturbed --out /tmp/{res.task_id}-cx --actions "{res.actions}"',
-                flush=True,
-            )
+    try:
+        with (
+            sigterm_interrupts(),
+            Progress(len(paths), "validate") as bar,
+        ):  # a bar on a terminal, a line every 30 s in a log
+            for path, res, lines in _results(args, paths, examples, jobs):
+                failed += _print_result(path, res, lines, examples)
+                done += 1
+                bar.update(res.passed)
+    except KeyboardInterrupt:  # the finished tasks' outcomes are printed above; nothing is cached
+        print(
+            f"wac: interrupted: {done - failed} passed, {failed} failed, {len(paths) - done} not validated "
+            "(their outcomes are above; validation keeps no results: run the rest by naming their bundles)",
+            file=sys.stderr,
+        )
+        return 130
     if len(paths) > 1:
         where = "on Ray" if getattr(args, "backend", "local") == "ray" else f"on {jobs} process(es)"
         print(

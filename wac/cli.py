@@ -119,17 +119,13 @@ def _print_warnings(warnings) -> None:
 
 
 def _progress(args):
-    if args.json or not sys.stderr.isatty():
-        return None, None
-    from tqdm import tqdm
+    """The build's progress: a bar on a terminal, a line every 30 s in a log (`wac.progress`);
+    none with `--json`."""
+    if args.json:
+        return None
+    from wac.progress import Progress
 
-    bar = tqdm(total=0, unit="task", leave=False, file=sys.stderr)
-
-    def total(n):
-        bar.total = n
-        bar.refresh()
-
-    return bar.update, total
+    return Progress(0, "build", unit="file")
 
 
 def cmd_build(args) -> int:
@@ -137,17 +133,21 @@ def cmd_build(args) -> int:
 
     started = time.perf_counter()
     out = Path(args.output)
-    step, total = _progress(args)
-    result = compile_project(
-        _sources(args),
-        _root(args),
-        out=out,
-        jobs=_jobs(args),
-        progress=step,
-        total=total,
-        strict=args.strict,
-        sealed=args.sealed,
-    )
+    bar = _progress(args)
+    try:
+        result = compile_project(
+            _sources(args),
+            _root(args),
+            out=out,
+            jobs=_jobs(args),
+            progress=(lambda n: bar.update(True, n)) if bar else None,
+            total=bar.set_total if bar else None,
+            strict=args.strict,
+            sealed=args.sealed,
+        )
+    finally:
+        if bar:
+            bar.close()
     return _report(result, args, started, str(out))
 
 
@@ -164,8 +164,10 @@ def cmd_check(args) -> int:
 def cmd_lint(args) -> int:
     """`wac lint`: exit 0 when no scene holds an anomaly, 1 when one does (or a scene cannot be built)."""
     from wac.compiler.lint import lint_paths, render
+    from wac.progress import Progress
 
-    result = lint_paths(_sources(args), _root(args))
+    with Progress(0, "lint", unit="file") as bar:
+        result = lint_paths(_sources(args), _root(args), progress=bar)
     if args.json:
         print(
             json.dumps(
@@ -367,7 +369,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_command(parser(), argv)
+    return run_command(parser, argv)  # made inside: an error while making it is reported too
 
 
 if __name__ == "__main__":

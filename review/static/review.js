@@ -78,7 +78,7 @@ async function showFrame(resp) {
   $("outcome").textContent = (state.action ? `${state.ref}: ${state.action} → ` : `${state.ref}: `) + state.outcome;
   $("outcome").classList.toggle("error", !state.ok);
   document.querySelectorAll(".variants button").forEach((b) => b.classList.toggle("on", b.dataset.variant === state.variant));
-  $("frame-wait").hidden = true;
+  hideWait();
 }
 
 async function run(op) {
@@ -88,6 +88,7 @@ async function run(op) {
   try {
     await showFrame(await op());
   } catch (err) {
+    hideWait();
     $("outcome").textContent = `error: ${err.message}`;
     $("outcome").classList.add("error");
     play.pressedAt = null;
@@ -105,8 +106,23 @@ async function run(op) {
   }
 }
 
+// the wait note counts the seconds, so a slow first world is visibly under way
+let waitTimer = null;
+function showWait(text) {
+  const note = $("frame-wait");
+  const t0 = performance.now();
+  note.textContent = text;
+  note.hidden = false;
+  clearInterval(waitTimer);
+  waitTimer = setInterval(() => { note.textContent = `${text} ${Math.round((performance.now() - t0) / 1000)} s`; }, 1000);
+}
+function hideWait() {
+  clearInterval(waitTimer);
+  $("frame-wait").hidden = true;
+}
+
 function start(variant) {
-  $("frame-wait").hidden = false;
+  showWait("starting the world…");
   run(() => send("/api/play", { task_id: page.task_id, variant }));
 }
 
@@ -118,7 +134,7 @@ function act(action) {
 function switchVariant(variant) {
   if (!play.id) return start(variant);
   if (play.state && play.state.variant === variant) return;
-  $("frame-wait").hidden = false;
+  showWait(`starting the ${variant} world…`);
   run(() => send(`/api/play/${play.id}/variant`, { variant }));
 }
 

@@ -169,3 +169,18 @@ def test_a_broken_run_file_is_a_usage_error(tmp_path, bad, capsys):
     (tmp_path / "run.json").write_text(bad)
     assert main(["report", str(tmp_path)]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_chart_bars_say_their_n_and_an_all_zero_chart_is_not_blank():
+    from wac.audit.report import _figure
+
+    fig = _figure(
+        "SR", ["spatial", "temporal"], [("sweep", [0.0, None], [4, 0]), ("oracle", [0.0, 0.0], [4, 2])]
+    )
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert {"0% (n=4)", "n/a (n=0)", "0% (n=2)"} <= set(texts)
+    assert "every value is 0% or n/a" in texts  # otherwise the chart is an empty frame
+    fig = _figure("SR", ["spatial"], [("sweep", [0.5], [6])], horizontal=True)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "50% (n=6)" in texts and "every value is 0% or n/a" not in texts
+    assert min(t.get_fontsize() for t in fig.axes[0].texts) >= 9  # readable at the page's size

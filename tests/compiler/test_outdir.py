@@ -1,5 +1,6 @@
 """The build directory is transactional: concurrent builds take turns, a build killed inside
-its commit is rolled forward by the next one, and a no-op build verifies what it trusts.
+its commit is rolled forward by the next one, a no-op build verifies what it trusts, and no lock,
+staging or trash file is left beside the build.
 
 These run `wac build` as real processes (a lock and a SIGKILL cannot be faked in-process);
 `WAC_TEST_PAUSE_IN_COMMIT` holds a build inside its commit window.
@@ -87,7 +88,12 @@ def _consistent(out: Path) -> dict[str, str]:
 
 
 def _leftovers(project: Path) -> list[str]:
-    return sorted(p.name for p in project.iterdir() if p.name.startswith((".out.tmp-", ".out.old-")))
+    """Staging, trash and lock files beside the build: none once every build has ended."""
+    return sorted(
+        p.name
+        for p in project.iterdir()
+        if p.name.startswith((".out.tmp-", ".out.old-")) or p.name == ".out.lock"
+    )
 
 
 def test_a_second_build_waits_for_the_first_and_the_result_is_consistent(project):

@@ -41,3 +41,24 @@ def test_switching_worlds_replays_the_same_actions(project):
         assert back["actions"] == ["turn -20", "move 1", "look 10"]
     finally:
         hub.shutdown()
+
+
+def test_the_world_a_page_will_start_is_built_while_the_page_loads(project):
+    task = read_build(project / "build")[0]
+    hub = PlayHub(width=160, height=120)
+    try:
+        hub.prepare("alice", task.id, task.version_id, task.bundle)
+        ready = hub.run(lambda: dict(hub._ready))  # the simulation thread did the prepare first
+        env = ready[("alice", task.id, task.version_id, "perturbed")]
+        state, frame = hub.start("alice", task.id, task.version_id, task.bundle, "perturbed")
+        assert hub.plays[state["play"]].env is env and frame  # the page's start took it
+        assert hub.run(lambda: dict(hub._ready)) == {}
+        # another reviewer, another version, or more pages than kept: a world of its own
+        hub.prepare("bob", task.id, task.version_id, task.bundle)
+        hub.prepare("bob", task.id, "another-version", task.bundle)
+        hub.prepare("carol", task.id, task.version_id, task.bundle)
+        assert len(hub.run(lambda: dict(hub._ready))) == 2  # READY_KEPT: the oldest was closed
+        state, _ = hub.start("bob", task.id, task.version_id, task.bundle, "perturbed")
+        assert state["step"] == 0 and len(hub.run(lambda: dict(hub._ready))) == 2
+    finally:
+        hub.shutdown()
