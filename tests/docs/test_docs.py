@@ -215,3 +215,17 @@ def test_no_merge_conflict_markers_in_docs() -> None:
         if re.match(r"^(<{7}|={7}|>{7})( |$)", line)
     ]
     assert not bad, bad
+
+
+def test_no_internal_work_labels_in_docs() -> None:
+    """Past work is cited by commit or described, never by an internal label ("Stop 21's build",
+    "(stop 24)") that no reader can look up.  `stops 1.6 m from` is a walk, not a label."""
+    label = re.compile(r"\b[Ss]tops? \d+\b(?!\.\d)(?!\s*(?:m|cm|mm|s|deg)\b)")
+    pages = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    bad = [
+        f"{p.relative_to(ROOT)}:{i}: {m.group(0)}"
+        for p in pages
+        for i, line in enumerate(_read(p).splitlines(), start=1)
+        for m in label.finditer(line)
+    ]
+    assert not bad, "cite the commit (git log --grep) or say what changed:\n" + "\n".join(bad)
