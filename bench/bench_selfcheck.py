@@ -14,6 +14,10 @@ recorded.  `--compare OLD_CHECKOUT` (for example `git worktree add /tmp/before <
 tasks under that checkout's wac in a second warm process, alternating the two task by task so both
 see the same machine load, checks that both reach the same verdicts and the same evidence frames,
 and prints the ratio.  Compare ratios from one run, never seconds across runs (noisy machines).
+When the bundles themselves changed (a re-baseline: new scene content, a new bundle field the old
+code cannot read), `--before-build DIR` gives the old checkout its own build of the same tasks
+(build it with that checkout's wac); verdicts and evidence are still compared and differences
+listed, which is then expected where the worlds differ.
 Goal (issue 28): at most 1.5 s of CPU per task on the shipped corpus.
 """
 
@@ -122,7 +126,7 @@ def _same_files(a: Path, b: Path) -> list[str]:
     )
 
 
-def compare(build: Path, before: Path | None, rounds: int) -> int:
+def compare(build: Path, before: Path | None, rounds: int, before_build: Path | None = None) -> int:
     bundles = sample(build)
     envs = len({json.loads((b / "task.json").read_text())["source"].split("/")[1] for b in bundles})
     print(f"sample: {len(bundles)} task(s) from {envs} environment folder(s) of {build}", flush=True)
@@ -133,13 +137,17 @@ def compare(build: Path, before: Path | None, rounds: int) -> int:
     cpu: dict[str, list[float]] = defaultdict(list)
     differ: list[str] = []
     try:
-        for w in codes.values():  # imports, and the first scene's caches, outside the figures
-            w.check(bundles[0], out / "warm")
+        for name, w in codes.items():  # imports, and the first scene's caches, outside the figures
+            w.check(
+                before_build / bundles[0].name if name == "before" and before_build else bundles[0],
+                out / "warm",
+            )
         for rnd in range(rounds):
             for b in bundles:
                 got = {}
                 for name, w in codes.items() if rnd % 2 == 0 else reversed(codes.items()):
-                    got[name] = w.check(b, out / name / b.name)
+                    own = before_build / b.name if name == "before" and before_build else b
+                    got[name] = w.check(own, out / name / b.name)
                     cpu[name].append(got[name]["cpu"])
                 if "before" in got and rnd == 0:
                     ra, rb = ({k: v for k, v in got[n]["result"].items() if k not in IGNORED} for n in codes)
@@ -206,6 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--compare", metavar="OLD_CHECKOUT", help="also run an older checkout's wac (with --sample)"
     )
+    p.add_argument(
+        "--before-build",
+        metavar="DIR",
+        help="the old checkout's own build of the same tasks (with --compare)",
+    )
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -215,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     from wac.compiler.pipeline import compile_project
 
     if args.build:
-        out = Path(args.build)
+        out = Path(args.build).resolve()  # the workers run in another directory
     else:
         out = Path(tempfile.mkdtemp(prefix="wac-bench-")) / "build"
         res = compile_project(
@@ -225,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(d.render() for d in res.diagnostics), file=sys.stderr)
             return 1
     if args.sample:
-        return compare(out, Path(args.compare).resolve() if args.compare else None, args.rounds)
+        before_build = Path(args.before_build).resolve() if args.before_build else None
+        return compare(out, Path(args.compare).resolve() if args.compare else None, args.rounds, before_build)
     return throughput(out, args.jobs, args.limit)
 
 
