@@ -139,6 +139,8 @@ def _print_step(res, what: str) -> None:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from wac.progress import Progress
+
     from .trajectory import save_png
 
     _check_size(args)
@@ -147,14 +149,16 @@ def cmd_render(args: argparse.Namespace) -> int:
     for b in bundles:
         Bundle.open(b)  # NoBundle (exit 2) before anything is rendered
     starts = []
-    for b in bundles:
-        task_id, shots = render_shots(b, args.width, args.height)
-        folder = out / task_id if len(bundles) > 1 else out
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, (clean, pert) in shots.items():
-            save_png(folder / f"{name}.png", side_by_side(clean, pert))
-            print(folder / f"{name}.png")
-        starts.append((task_id, side_by_side(*shots["start"])))
+    with Progress(len(bundles), "render") as bar:  # a bar on a terminal, a line every 30 s in a log
+        for b in bundles:
+            task_id, shots = render_shots(b, args.width, args.height)
+            folder = out / task_id if len(bundles) > 1 else out
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, (clean, pert) in shots.items():
+                save_png(folder / f"{name}.png", side_by_side(clean, pert))
+                print(folder / f"{name}.png", flush=True)
+            starts.append((task_id, side_by_side(*shots["start"])))
+            bar.update(True)
     if len(bundles) > 1:
         path = out / "contact_sheet.png"
         save_png(path, contact_sheet(starts))

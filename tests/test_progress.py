@@ -1,6 +1,6 @@
 """Progress reaches a log as well as a terminal (`wac.progress`): a line every so often with what is
-done, what failed and how long is left, when the output is not a terminal; `wac build` and `wac
-validate` with their output piped print those lines."""
+done, what failed and how long is left, when the output is not a terminal; `wac build`, `wac
+validate` and `wac render` with their output piped print those lines."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from wac.progress import Progress
 
@@ -77,11 +79,23 @@ def test_wac_build_piped_prints_progress_lines(tmp_path) -> None:
     assert lines and lines[0].startswith("build: 1/3 files done, 0 failed"), proc.stderr
 
 
-def test_wac_validate_piped_prints_progress_lines(tmp_path) -> None:
+@pytest.fixture(scope="module")
+def two_bundles(tmp_path_factory) -> Path:
     src = ROOT / "taxonomy" / "examples"
     files = [str(src / "abnormal_trajectory.wa"), str(src / "existence.wa")]
-    out = tmp_path / "b"
+    out = tmp_path_factory.mktemp("progress") / "b"
     assert _piped("build", *files, "--root", str(ROOT), "-o", str(out)).returncode == 0
-    proc = _piped("validate", str(out), "--examples", "1", "-j", "1")
+    return out
+
+
+def test_wac_validate_piped_prints_progress_lines(two_bundles) -> None:
+    proc = _piped("validate", str(two_bundles), "--examples", "1", "-j", "1")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "validate: 1/2 tasks done, 0 failed" in proc.stderr, proc.stderr
+
+
+def test_wac_render_piped_prints_progress_lines(two_bundles, tmp_path) -> None:
+    bundles = sorted(str(d) for d in two_bundles.iterdir() if d.is_dir())
+    proc = _piped("render", *bundles, "--out", str(tmp_path / "shots"), "--width", "64", "--height", "48")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "render: 1/2 tasks done, 0 failed" in proc.stderr, proc.stderr
