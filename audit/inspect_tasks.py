@@ -30,7 +30,6 @@ import asyncio
 import base64
 import json
 import shutil
-import traceback
 from pathlib import Path
 
 from inspect_ai import Task, task
@@ -271,12 +270,9 @@ def _failed(state: TaskState, out: Path | None, kind: str, exc: BaseException) -
     message = f"{type(exc).__name__}: {exc}"
     state.store.set("wac_error", {"kind": kind, "message": message})
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        detail = "".join(traceback.format_exception(exc)) if kind == "crash" else None
-        (out / "error.json").write_text(
-            json.dumps({"kind": kind, "message": message, "traceback": detail}, indent=2) + "\n",
-            encoding="utf-8",
-        )
+        from .runner import write_error
+
+        write_error(out, kind, message, exc)
 
 
 # --- the scorer: wac's judge ---------------------------------------------------------------------

@@ -160,6 +160,16 @@ def _error_kind(exc: BaseException) -> str:
     return "crash"
 
 
+def write_error(task_dir: Path, kind: str, message: str, exc: BaseException) -> None:
+    """A failed episode's error.json (kind "model", "usage" or "crash"; a crash keeps its traceback)."""
+    task_dir.mkdir(parents=True, exist_ok=True)
+    detail = "".join(traceback.format_exception(exc)) if kind == "crash" else None
+    (task_dir / "error.json").write_text(
+        json.dumps({"kind": kind, "message": message, "traceback": detail}, indent=2) + "\n",
+        encoding="utf-8",
+    )
+
+
 def _episode_job(bundle: str, task_dir: str, config: RunConfig, build: str | None) -> dict:
     """Worker: run one episode into a temporary dir, rename it into place; errors -> error.json."""
     final = Path(task_dir)
@@ -172,13 +182,8 @@ def _episode_job(bundle: str, task_dir: str, config: RunConfig, build: str | Non
         status["actions"] = report["actions_used"]
         status["bugs"] = len(report["bugs"])
     except Exception as exc:  # noqa: BLE001 - an episode failure is recorded, the run goes on
-        tmp.mkdir(parents=True, exist_ok=True)
         kind = _error_kind(exc)
-        detail = "".join(traceback.format_exception(exc)) if kind == "crash" else None
-        (tmp / "error.json").write_text(
-            json.dumps({"kind": kind, "message": str(exc), "traceback": detail}, indent=2) + "\n",
-            encoding="utf-8",
-        )
+        write_error(tmp, kind, str(exc), exc)
         status.update(ok=False, error=f"{kind}: {exc}")
     status["seconds"] = round(time.perf_counter() - t0, 2)
     shutil.rmtree(final, ignore_errors=True)
