@@ -8,7 +8,7 @@ WAC    := $(VENV)/bin/wac
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,runtime,hf,inspect,review,scale]'
+	$(PY) -m pip install -q -e '.[dev,runtime,hf,inspect,review,scale,lsp]'
 	touch $@
 
 run: $(VENV)/.installed

@@ -307,11 +307,13 @@ def keyword_match(
     scene_names: tuple[tuple[str, ...], ...] = (),
     where: tuple[tuple[float, float, float], float] | None = None,
     poses: dict[str, list[dict]] | None = None,
+    unshown=None,
 ) -> Match:
     """Score one rubric entry against a report's bugs; retracted bugs never count, negated defects
     and unspecific bugs never match.  An entry without object names (an invisible wall, a hole) is
     a place: with `where` (its point and the coverage distance) and `poses` (per bug id, where it
-    was flagged and its cited frames' poses) the bug must come from within that distance."""
+    was flagged and its cited frames' poses) the bug must come from within that distance.  `unshown(bug)`
+    (the evidence rule, audit/evidence.py) says why a bug's evidence does not show the target, or None."""
     live = [b for b in bugs if b.get("status") != "retracted"]
     if not live:
         return Match(0, "no bug was reported", None)
@@ -347,6 +349,10 @@ def keyword_match(
                 near.append(f"{b.get('id')} {what} but not the change's condition")
                 continue
             what += f" with its condition ('{cue}')"
+        missing = unshown(b) if unshown is not None else None
+        if missing is not None:
+            near.append(f"{b.get('id')} {what}, but {missing.removeprefix(str(b.get('id')) + ' ')}")
+            continue
         return Match(1, f"{b.get('id')} {what}.", b.get("id"))
     names = ", ".join(entry.object_names[:4]) or "the target location"
     if near:

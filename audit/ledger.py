@@ -76,8 +76,16 @@ class BugLedger:
         return bug
 
     def update(
-        self, bug_id: str, *, description=None, status=None, evidence=None, action: int, sim_time: float
+        self,
+        bug_id: str,
+        *,
+        description=None,
+        status=None,
+        evidence=None,
+        action: int | None,
+        sim_time: float | None,
     ) -> Bug:
+        """Change a bug; `action` and `sim_time` None keep the ones it was flagged at."""
         bug = self.get(bug_id)
         if bug.status == "retracted":
             raise LedgerError(f"{bug_id} is retracted and cannot be changed; flag a new bug instead")
@@ -92,8 +100,8 @@ class BugLedger:
             description=str(description).strip() if description is not None else bug.description,
             status=status or bug.status,
             evidence=tuple(evidence) if evidence is not None else bug.evidence,
-            action=action,
-            sim_time=round(sim_time, 3),
+            action=bug.action if action is None else action,
+            sim_time=bug.sim_time if sim_time is None else round(sim_time, 3),
         )
         self._bugs[bug_id] = bug
         self.events.append({"event": "update", **bug.as_dict()})

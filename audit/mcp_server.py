@@ -126,6 +126,8 @@ def to_mcp(result: ToolResult):
         content.append(
             ImageContent(type="image", data=base64.b64encode(item.png).decode("ascii"), mime_type=mime)
         )
+    if result.after:
+        content.append(TextContent(type="text", text=result.after))
     return CallToolResult(content=content, is_error=result.error)
 
 
@@ -301,10 +303,15 @@ def _held_stop(held: list[int]) -> int | None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from .protocol import ReferenceSession, apply_config, budget_multiplier
+    from .protocol import ReferenceSession
+    from .reference_config import apply_config, budget_multiplier, note_subcategory
 
     protocol = apply_config(args)  # --config, --protocol reference
     args.budget_multiplier = budget_multiplier(args.bundle, args.budget_actions, args.budget_multiplier)
+    if protocol is not None and not args.no_example:
+        note_subcategory(args.bundle, args.subcategory)
+    # the reference runtime's seconds per action under its protocol (runtime/timing.py)
+    args.timing = args.timing or ("reference" if protocol is not None else "wac")
     # A stop that arrives while the session opens (its episode directory already on disk) is held
     # until the session can write its report: the default action would kill the process with none,
     # and a handler that acted at once would interrupt the session's set-up halfway.
@@ -399,7 +406,7 @@ def register(subparsers) -> None:
         metavar="BUILD_DIR",
         help="where the demo bundles for the in-context example live (default: the bundle's parent)",
     )
-    from .protocol import add_arguments
+    from .reference_config import add_arguments
 
     add_arguments(p)  # --config, --protocol reference and its run settings (protocol.py)
     p.set_defaults(func=cmd_mcp)

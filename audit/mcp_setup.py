@@ -120,4 +120,5 @@ def options_from(args) -> SessionOptions:
         seed=args.seed,
         width=args.width,
         height=args.height,
+        timing=getattr(args, "timing", None) or "wac",  # `wac mcp` picks the protocol's (mcp_server.cmd_mcp)
     )

@@ -25,7 +25,6 @@ in every output.
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from dataclasses import dataclass
@@ -47,51 +46,17 @@ from wac.bundle.reader import Bundle
 from wac.errors import UsageError
 from wac.taxonomy.registry import registry
 
+from .evidence import CONTACT_M, REACH_M, ViewFrame, trajectory_frames  # noqa: F401 - re-exported
 from .judge import CorruptFile, bundle_dir, frames_dir, read_json, read_report, read_run, task_ids
 
 METRICS_FORMAT = "wac.metrics/1"
 PIPELINE_LABEL = "PIPELINE CHECK (the agent reads ground truth; not an auditing result)"
 
 VIEW_POINT_RADIUS_M = 1.0  # "exposing view point visited": a frame taken this close to it
-REACH_M = 3.0  # interact reach of the simulator (runtime/env.py)
-CONTACT_M = 0.6  # a pose this close to the target's footprint touched or walked into it
 REVISIT_GAP_S = 1.0  # out of view for at least this long between two sightings
 WATCH_S = 2.0  # watched over at least this long (time evidence)
 SEVERAL_VIEWS_DEG = 45.0  # two sightings this far apart around the target...
 NEAR_FAR_RATIO = 2.0  # ...or one at least this much nearer than another
-
-
-# --- frames and targets ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ViewFrame:
-    ref: str
-    t_sim: float
-    pose: dict  # x, y, z (feet), yaw_deg (ccw from +x), pitch_deg (positive looks down)
-    action: str  # the action of the step the frame belongs to ("start" for a0)
-
-
-def trajectory_frames(traj: Path) -> list[ViewFrame]:
-    """Every final and film frame of a trajectory that has a pose, in time order."""
-    f = traj / "trajectory.jsonl"
-    if not f.is_file():
-        return []
-    out: list[ViewFrame] = []
-    for line in f.read_text(encoding="utf-8").splitlines():
-        try:
-            s = json.loads(line)
-        except ValueError:  # a torn last line of an interrupted episode
-            continue
-        n = s.get("step", 0)
-        for k, fr in enumerate(s.get("film") or (), start=1):
-            if fr.get("pose"):
-                out.append(
-                    ViewFrame(f"a{n}.f{k}", float(fr.get("t_sim", 0.0)), fr["pose"], s.get("action", ""))
-                )
-        if s.get("pose"):
-            out.append(ViewFrame(f"a{n}", float(s.get("sim_time", 0.0)), s["pose"], s.get("action", "start")))
-    return out
 
 
 @dataclass(frozen=True)
@@ -276,6 +241,7 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
         "actions_used": None,
         "budget": None,
         "tool_calls": None,
+        "wall_seconds": None,  # time on the task, when the episode records it (human sessions)
         "usage": None,
         "judge_usage": None,
         "coverage": None,
@@ -288,6 +254,7 @@ def task_metrics(run: Path, meta: dict, tid: str) -> dict:
         row["budget"] = acting.get("budget")
         row["tool_calls"] = int(report.get("tool_calls") or 0) + int((explore or {}).get("tool_calls") or 0)
         row["usage"] = _usage(report, explore)
+        row["wall_seconds"] = report.get("wall_seconds")
     if judgment is not None:
         row["judge_usage"] = _usage(judgment)
     traj = frames_dir(d, report or {}) if d.is_dir() else None
@@ -414,6 +381,8 @@ def summarise(rows: list[dict]) -> dict:
         "actions_median": _median(r["actions_used"] for r in rows),
         "tool_calls_mean": _mean(r["tool_calls"] for r in rows),
         "tool_calls_median": _median(r["tool_calls"] for r in rows),
+        "wall_seconds_mean": _mean(r.get("wall_seconds") for r in rows),
+        "wall_seconds_median": _median(r.get("wall_seconds") for r in rows),
         "tokens": {
             "prompt": sum(u["prompt_tokens"] for u in reporting),
             "completion": sum(u["completion_tokens"] for u in reporting),

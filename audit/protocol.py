@@ -12,17 +12,20 @@ the reference runs unchanged:
   captions ending in `[ref=a3]`;
 * film frames numbered from 0 (`a3.f0`; wac numbers them from 1 and keeps doing so in its own
   files: refs are translated both ways, in arguments and free text alike);
-* `inspect` with a region returns crop refs (`a12#c1`) that are citable as evidence (they are
-  recorded as their frame) and can be inspected again;
+* every call checked first as the reference's server checks it: the call cap, the tool's name,
+  finite numbers, then its published input schema with jsonschema (`ERROR: <jsonschema's message>`);
+* `inspect` with a region returns crop refs (`a12#c1`) that are citable as evidence (kept as
+  cited in the ledger, `meta.json` and `bugs.jsonl`) and can be inspected again;
 * `history` accepts a reversed range; at most 40 actions per call;
 * run settings: a tool-call cap (400), `require_full_budget` (done refused until the budget is
   used), `inspect_budget` (None: unlimited, 0: no inspect tool), and scene tools refused until the
   in-context example was read with `read_example` (which accepts the task's code, `G1` … `S3`, or
   wac's id); the example is delivered once, by `read_example`, not again with the first `observe`;
-* JPEG images (PNG optional); the launcher picks 960 x 576 (see `config_options`);
-* the reference's episode outputs beside wac's: `meta.json`, `mcp-calls.jsonl`, `tools.json`
-  and the frame archive `frames/a012.jpg`, `frames/a012_f03.jpg`, `frames/a012_c01.jpg` (crops)
-  with `frames/index.jsonl`.
+* JPEG images (PNG optional); the launcher picks 960 x 576 (its config: reference_config.py);
+* the reference's episode outputs beside wac's: `meta.json`, `bugs.jsonl` in the reference's rows,
+  `mcp-calls.jsonl`, `tools.json`, `episode.started` and the frame archive `frames/a012.jpg`,
+  `frames/a012_f03.jpg`, `frames/a012_c01.jpg` (crops) with `frames/index.jsonl`; `update_bug`
+  keeps the action and time a bug was flagged at.
 """
 
 from __future__ import annotations
@@ -34,16 +37,24 @@ import math
 import re
 import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 
-from wac.bundle.reader import Bundle
+import jsonschema
+
 from wac.errors import UsageError
 from wac.taxonomy.reference import CODES, same_category
 
 from .session import ImageItem, ToolResult
-from .tools import MAX_HISTORY_SPAN, ToolSpec
+from .tools import MAX_HISTORY_SPAN, ToolSpec, _obj
 
 MAX_TOOL_CALLS = 400
+MAX_ERROR_CHARS = 4000  # a schema error echoes the instance: never a huge argument back into the context
+FILM_MAX = 8  # film frames per action at most: agent/vlm/mcp/server.py, Episode.__init__ (ObsConfig film_max)
+ARCHIVED = "\nFilm frames are archived; use inspect(refs) to view selected frames."
+_NO_NOTE = ("inspect", "read_example")  # results the reference's on-demand note does not follow
+_NO_EXAMPLE = (
+    "Read the ONE supplied ICL demonstration for this task's specific subcategory (definition, 1-3 "
+    "images, reference answer). No example is supplied in this run."
+)
 ENV_ACTIONS = ("move", "turn", "look", "interact", "wait")
 _WAC_FILM = re.compile(r"\b(a\d+)\.f(\d+)\b")
 _CROP = re.compile(r"^(a\d+(?:\.f\d+)?)#c(\d+)$")
@@ -101,6 +112,8 @@ def _jpeg(data: bytes, quality: int) -> bytes:
 class ReferenceSession:
     """An `AuditSession` behind the reference's protocol; `build_server` serves it like a session."""
 
+    replay = False  # the replay paradigm (replay_mcp.ReplayReference) words its own observe
+
     def __init__(self, session, options: ProtocolOptions | None = None, example_first: bool = True) -> None:
         """`example_first`: scene tools wait for `read_example`, and the first observe leaves the
         example out (the reference's native harness); False keeps wac's delivery with the first
@@ -121,7 +134,15 @@ class ReferenceSession:
         self.example_pending = example_first and self.has_example
         self.example_read = False
         self.saved_frames: set[str] = set()
+        self.observed = False
+        self.cited: dict[str, list[str]] = {}  # bug id -> its evidence as cited (crop refs kept)
+        self.event_refs: list[list[str]] = []  # the cited evidence after each ledger event
+        self.claimed = False  # episode.started written (the reference's lock on a started episode)
+        self.sim_seconds = 0.0  # the last simulated time seen (the world is gone after close)
+        # update_bug keeps a flag's action and time, as the reference's ledger does
+        session.keep_flag_origin = True
         self.tools = self._tools()
+        self.validators = {t.name: jsonschema.Draft202012Validator(t.parameters) for t in self.tools}
         self.tools_sha256 = hashlib.sha256(
             json.dumps([t.openai() for t in self.tools], sort_keys=True).encode()
         ).hexdigest()
@@ -200,33 +221,51 @@ class ReferenceSession:
             if spec.name == "history":
                 desc += " A reversed range is read in order."
             out.append(ToolSpec(spec.name, desc, params))
+        if not any(t.name == "read_example" for t in out):  # the reference lists it even without examples
+            out.insert(0, ToolSpec("read_example", _NO_EXAMPLE, _obj({"code": {"type": "string"}})))
         return tuple(out)
 
     # --- the one entry point -----------------------------------------------------------------------
     def call(self, name: str, args: dict | None = None) -> ToolResult:
         args = {} if args is None else args
         self.calls += 1
-        res = self._dispatch(name, args)
+        res = self._refusal(name, args) or self._dispatch(name, args)
+        replay_observe = name == "observe" and self.replay  # replay_mcp.py words its own
+        if not (res.error or replay_observe) and name not in _NO_NOTE and self.options.observation == "final":
+            # the reference's on-demand delivery says so after every result but inspect's
+            res = replace(res, text=res.text + ARCHIVED)
         self._log(name, args, res)
         self._save("completed" if self.session.done else "running")
         return res
 
-    def _dispatch(self, name: str, args: dict) -> ToolResult:
-        names = {t.name for t in self.tools}
+    def _refusal(self, name: str, args) -> ToolResult | None:
+        """The reference server's checks before any tool runs, in its order and with its texts: the
+        call cap, the tool's name, finite numbers, then the tool's input schema (jsonschema)."""
         if self.calls > self.protocol.max_tool_calls and name != "done":
             return _error("Tool-call budget exhausted; call done")
-        if name not in names:
+        if name not in self.validators:
             return _error("Unknown tool")
-        if self.session.done:
-            return _error("Episode is finished")
         if not isinstance(args, dict):
             return _error(f"arguments for {name} must be a JSON object")
+        if not _finite(args):
+            return _error("Non-finite numbers are not permitted")
+        try:
+            self.validators[name].validate(args)
+        except jsonschema.ValidationError as exc:
+            text = str(exc)  # jsonschema's own message, schema and instance, as the reference returns it
+            return _error(text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + "…")
+        return None
+
+    def _dispatch(self, name: str, args: dict) -> ToolResult:
+        if self.session.done:
+            return _error("Episode is finished")
         if name == "read_example":
             return self._read_example(args)
         if self.example_pending and not self.example_read:
             return _error(
                 f"Read all ICL examples before using scene tools. Call read_example for: {self.code}"
             )
+        self._claim()
         if name == "done":
             used = self.actions_used
             if (
@@ -248,13 +287,36 @@ class ReferenceSession:
         if name == "write_notes":
             args = {**args, "text": ref_in(str(args.get("text", "")))}
         res = self.session.call(name, args)
+        if name == "list_bugs" and not res.error:
+            return ToolResult(self._render())
         if name in ENV_ACTIONS and not res.error:
             return self._action(name, args, res)
-        if name == "observe":
+        if name == "observe" and not res.error:
+            later, self.observed = self.observed, True
+            if later and not self.replay:  # a later observe: the reference's status text
+                return replace(self._out(ToolResult("", res.images)), text=self._status())
             res = self._without_example(res)
             text = res.text.replace("\nScene: ", "\nEnvironment description: ", 1)
             return self._out(ToolResult(text, res.images, res.error))
         return self._out(res)
+
+    def _status(self) -> str:
+        """A later observe, in the reference's wording (`Episode.invoke`, observe)."""
+        n = self.actions_used
+        refs = [ref_out(f.ref) for f in self.session.archive.frames() if f.ref.split(".")[0] == f"a{n}"]
+        notes = "\n".join(f"- {ref_out(x)}" for x in self.session.notes) or "(none)"
+        return (
+            f"Task: {self.context.instructions}\nEnvironment description: {self.context.scene_description}\n"
+            f"Current view a{n}. Actions remaining: {self.budget - n}. Archived frames: {', '.join(refs)}\n"
+            f"Notes:\n{notes}\nBug ledger:\n{self._render()}"
+        )
+
+    def _claim(self) -> None:
+        """`episode.started` on the first call that reads the example or touches the scene (discovery
+        and list_tools never start an episode)."""
+        if not self.claimed and self.out is not None:
+            (self.out / "episode.started").write_text(str(time.time()), encoding="utf-8")
+        self.claimed = True
 
     # --- tools -------------------------------------------------------------------------------------
     def _read_example(self, args: dict) -> ToolResult:
@@ -268,6 +330,7 @@ class ReferenceSession:
         res = self.session.call("read_example", {})
         if res.error:
             return self._out(res)
+        self._claim()
         self.example_read = True
         from wac.taxonomy.registry import registry
 
@@ -278,7 +341,14 @@ class ReferenceSession:
             "example as a new bug."
         )
         tail = "The task's matching ICL demonstration was delivered. Use observe to start/resume the assigned scene."
-        return self._out(ToolResult(f"{head}\n{res.text}\n{tail}", res.images))
+        # the reference's order: definition, figures, then the answer (examples.py, ExamplePack.content)
+        body, _, answer = res.text.partition("\nReference answer")
+        after = (
+            f"Reference answer (demonstration):\nReference answer{answer.rstrip()}\n{tail}"
+            if answer
+            else tail
+        )
+        return self._out(ToolResult(f"{head}\n{body.rstrip()}", res.images, after=after))
 
     def _without_example(self, res: ToolResult) -> ToolResult:
         """The first observe without the example when read_example delivers it (examples are delivered once)."""
@@ -302,8 +372,6 @@ class ReferenceSession:
         if self.protocol.move_extras and m["outcome"] != (moved and moved.group(0)):
             text += f"  [{m['outcome']}]"
         self.records[n] = {"call": self.calls, "result": ref_out(text)}
-        if self.options.observation == "final":
-            text += "\nFilm frames are archived; use inspect(refs) to view selected frames."
         self._save_frames()
         return self._out(ToolResult(text, res.images))
 
@@ -384,6 +452,7 @@ class ReferenceSession:
 
     def _bug(self, name: str, args: dict) -> ToolResult:
         args = dict(args)
+        cited = [str(r) for r in args["evidence"]] if isinstance(args.get("evidence"), list) else None
         if "description" in args and isinstance(args["description"], str):
             args["description"] = ref_in(args["description"])
         if "evidence" in args:
@@ -397,13 +466,17 @@ class ReferenceSession:
             return self._out(res)
         bug = self.session.ledger.events[-1]  # the change just made
         bid, status = bug["id"], bug["status"]
-        desc, cat = bug["description"], bug["category"]
-        ledger = self.session.ledger.render()
+        if cited is not None or name == "flag_bug":  # refs as cited: a crop stays a crop (a1#c1)
+            self.cited[bid] = cited or []
+        self.event_refs.append(list(self.cited[bid]))
+        self._bug_rows()
+        desc, cat = ref_out(bug["description"]), bug["category"]
+        ledger = self._render()
         if name == "flag_bug":
             text = f"Recorded {bid} [{status}] ({cat}): {desc}\nLedger:\n{ledger}"
         else:
             text = f"Updated {bid} [{status}]: {desc}\nLedger:\n{ledger}"
-        return self._out(ToolResult(text))
+        return ToolResult(text)  # already in the reference's refs
 
     def _history(self, args: dict) -> ToolResult:
         try:
@@ -426,6 +499,7 @@ class ReferenceSession:
     def _out(self, res: ToolResult, translate: bool = True) -> ToolResult:
         """Reference refs in text and captions, `[ref=…]` after each caption, JPEG images."""
         text = ref_out(res.text) if translate else res.text
+        after = ref_out(res.after) if translate else res.after
         images = []
         for im in res.images:
             ref = ref_out(im.ref) if translate else im.ref
@@ -434,7 +508,7 @@ class ReferenceSession:
                 _jpeg(im.png, self.protocol.jpeg_quality) if self.protocol.image_format == "jpeg" else im.png
             )
             images.append(ImageItem(ref, f"{caption} [ref={ref}]", data))
-        return ToolResult(text, tuple(images), res.error)
+        return ToolResult(text, tuple(images), res.error, after)
 
     def _log(self, name: str, args, res: ToolResult) -> None:
         if self.out is None:
@@ -447,7 +521,7 @@ class ReferenceSession:
             "time": time.time(),
             "tool": name,
             "arguments": logged,
-            "text": res.text,
+            "text": res.text + (f"\n{res.after}" if res.after else ""),
             "images": [i.ref for i in res.images],
             "is_error": res.error,
         }
@@ -495,19 +569,52 @@ class ReferenceSession:
             self._index(row, data)
             self.saved_frames.add(ref)
 
+    def _render(self) -> str:
+        """The ledger as the reference renders it, with the refs as the agent cited them."""
+        lines = [
+            f"{b.id} [{b.status}] ({b.category}) at a{b.action}: {ref_out(b.description)} | evidence: "
+            + (", ".join(self.cited.get(b.id, [])) or "-")
+            for b in self.session.ledger.active()
+        ]
+        return "\n".join(lines) or "(no bugs flagged)"
+
+    def _bug_rows(self) -> None:
+        """bugs.jsonl as the reference's ledger writes it (one row per change, `pos` and `simT`), in
+        place of wac's rows (`pose`, `sim_time`): the run directory's readers are the reference's."""
+        if self.out is None:
+            return
+        rows = [
+            {
+                "event": e["event"],
+                "id": e["id"],
+                "description": ref_out(e["description"]),
+                "category": e["category"],
+                "status": e["status"],
+                "evidence": self.event_refs[i]
+                if i < len(self.event_refs)
+                else [ref_out(r) for r in e["evidence"]],
+                "pos": _pos(e.get("pose")),
+                "action": e["action"],
+                "simT": e["sim_time"],
+            }
+            for i, e in enumerate(self.session.ledger.events)
+        ]
+        (self.out / "bugs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
     def _save(self, status: str) -> None:
         if self.out is None:
             return
         s = self.session
+        self.sim_seconds = _sim_seconds(s, self.sim_seconds)
         flags = [
             {
-                "pos": [b.pose.get("x"), b.pose.get("y"), b.pose.get("z")] if b.pose else None,
+                "pos": _pos(b.pose),
                 "note": ref_out(b.description),
                 "simT": b.sim_time,
                 "id": b.id,
                 "status": b.status,
                 "category": b.category,
-                "evidence": [ref_out(r) for r in b.evidence],
+                "evidence": list(self.cited.get(b.id, [])),
                 "action": b.action,
             }
             for b in s.ledger.active()
@@ -522,6 +629,7 @@ class ReferenceSession:
             "tool_calls": self.calls,
             "observation": "on-demand" if self.options.observation == "final" else "film",
             "film_dt": self.options.film_interval_s,
+            "film_max": FILM_MAX,
             "tools_sha256": self.tools_sha256,
             "flags": flags,
             "done_summary": ref_out(s.summary) if s.summary is not None else None,
@@ -530,17 +638,36 @@ class ReferenceSession:
             "icl_examples_delivered": [self.code] if self.example_read else [],
             "icl_complete": not self.has_example or self.example_read or not self.example_pending,
             "environment_started": bool(getattr(s, "_started", False)),
-            "simulated_seconds": _sim_seconds(s),
+            "simulated_seconds": self.sim_seconds,
         }
         tmp = self.out / "meta.json.tmp"
         tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         tmp.replace(self.out / "meta.json")
 
 
-def _sim_seconds(session) -> float:
+def _sim_seconds(session, last: float) -> float:
+    """The world's simulated time; after close (the world is gone) the last one seen."""
     env = getattr(session, "env", None)
-    t = env.sim_time if env is not None else 0.0
-    return round(float(t), 3) if math.isfinite(t) else 0.0
+    if env is None:
+        return last
+    t = float(env.sim_time)
+    return round(t, 3) if math.isfinite(t) else last
+
+
+def _pos(pose: dict | None) -> list | None:
+    """A flag's position as the reference's ledger lists it (wac's x, y ground plane and z up)."""
+    return [pose.get("x"), pose.get("y"), pose.get("z")] if pose else None
+
+
+def _finite(value) -> bool:
+    """No NaN or infinity anywhere in the arguments (the reference refuses them before its schema)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def frame_file(ref: str) -> str:
@@ -564,189 +691,3 @@ def _describe(name: str, args: dict) -> str:
     if name == "wait":
         return f"wait {float(args['seconds']):.1f}s"
     return name
-
-
-# --- the reference launcher's configuration ---------------------------------------------------------
-
-
-def config_options(config: dict, base_dir: Path) -> dict:
-    """`wac mcp --config FILE`: the reference launcher's keys as `wac mcp` settings.
-
-    Keys: `task` (a bundle directory, or a task id with `build`), `run_dir`, `max_actions`,
-    `max_tool_calls`, `require_full_budget`, `inspect_budget`, `observation` (`on-demand`, `final`
-    or `film`), `icl.enabled`, `seed`, and wac's `width`, `height` (960 x 576), `image_format`
-    (jpeg), `move_extras`.  Relative paths are relative to the config file.
-    """
-    if not isinstance(config, dict):
-        raise UsageError("the config must be a JSON object")
-    known = {
-        "task", "build", "run_dir", "max_actions", "max_tool_calls", "require_full_budget", "inspect_budget",
-        "observation", "icl", "seed", "width", "height", "image_format", "move_extras", "environment",
-        "instruction", "scene_description", "subcategory", "upstream", "replay_dir", "replay_mode",
-        "preview_every",
-    }  # fmt: skip
-    unknown = sorted(set(config) - known)
-    if unknown:
-        raise UsageError(f"unknown config key(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    if config.get("environment") not in (None, "wac", "vla-replay"):
-        raise UsageError(
-            f"environment {config['environment']!r} is the reference's; wac serves its own worlds "
-            "(environment: wac, or vla-replay with replay_dir)"
-        )
-    replay = config.get("environment") == "vla-replay"
-    if replay and not config.get("replay_dir"):
-        raise UsageError("environment vla-replay needs replay_dir: an explorer's episode directory")
-    if "task" not in config:
-        raise UsageError("the config needs `task`: a bundle directory, or a task id with `build`")
-
-    def path(value) -> Path:
-        p = Path(str(value))
-        return p if p.is_absolute() else base_dir / p
-
-    task = path(config["task"])
-    if "build" in config and not Bundle.exists(task):
-        task = path(config["build"]) / str(config["task"])
-    observation = {"on-demand": "final", "final": "final", "film": "film"}.get(
-        config.get("observation", "on-demand")
-    )
-    if observation is None:
-        raise UsageError(f"observation must be on-demand, final or film, got {config.get('observation')!r}")
-    icl = config.get("icl", {"enabled": True})
-    return {
-        "bundle": str(task),
-        "out": str(path(config["run_dir"])) if config.get("run_dir") else None,
-        "budget_actions": int(config["max_actions"]) if config.get("max_actions") else None,
-        "observation": observation,
-        "example": bool(icl.get("enabled", True)) if isinstance(icl, dict) else bool(icl),
-        "seed": int(config.get("seed", 0)),
-        "replay_dir": str(path(config["replay_dir"])) if replay else None,
-        "replay_mode": str(config.get("replay_mode", "play")),
-        "preview_every": float(config.get("preview_every", 5.0)),
-        "width": int(config.get("width", 960)),
-        "height": int(config.get("height", 576)),
-        "protocol": ProtocolOptions(
-            max_tool_calls=int(config.get("max_tool_calls", MAX_TOOL_CALLS)),
-            require_full_budget=bool(config.get("require_full_budget", False)),
-            inspect_budget=None if config.get("inspect_budget") is None else int(config["inspect_budget"]),
-            move_extras=bool(config.get("move_extras", False)),
-            image_format=str(config.get("image_format", "jpeg")),
-        ),
-    }
-
-
-# --- `wac mcp` options ---------------------------------------------------------------------------
-
-
-def add_arguments(p) -> None:
-    """`wac mcp`'s reference-protocol options (mcp_server.register calls this)."""
-    p.add_argument(
-        "--config",
-        metavar="FILE",
-        help="a launcher config in the reference harness's form (JSON; see docs/mcp.md); implies "
-        "--protocol reference, 960x576 JPEG images",
-    )
-    p.add_argument(
-        "--protocol",
-        choices=("wac", "reference"),
-        default=None,
-        help="reference (default): the reference harness's protocol, 960x576 JPEG frames (docs/mcp.md, "
-        "'Coming from WorldAuditBench'); wac: wac's result texts, 640x480 PNG frames",
-    )
-    p.add_argument("--image-format", choices=("jpeg", "png"), default=None, help="reference protocol: images")
-    p.add_argument(
-        "--max-tool-calls", type=int, default=None, help=f"reference protocol: call cap ({MAX_TOOL_CALLS})"
-    )
-    p.add_argument(
-        "--require-full-budget",
-        action="store_true",
-        default=None,
-        help="refuse done before the budget is used",
-    )
-    p.add_argument(
-        "--inspect-budget", type=int, default=None, help="inspect calls allowed (0: no inspect tool)"
-    )
-    p.add_argument(
-        "--move-extras", action="store_true", default=None, help="wac's (blocked)/dropped after a move"
-    )
-    p.add_argument(
-        "--replay",
-        metavar="EXPLORE_DIR",
-        help="the replay paradigm: review this explorer episode (its trajectory/) instead of acting; "
-        "implies --protocol reference",
-    )
-    p.add_argument(
-        "--replay-mode",
-        choices=("play", "all", "vqa"),
-        default=None,
-        help="play: play(from_s, to_s) segments (default); all: the whole recording with observe; "
-        "vqa: the whole recording and one report(bugs, summary)",
-    )
-
-
-def apply_config(args):
-    """Fill `args` from `--config` (explicit flags win); returns the protocol options or None for wac's."""
-    if args.config:
-        cfg_path = Path(args.config)
-        try:
-            config = json.loads(cfg_path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise UsageError(f"cannot read the config {args.config}: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise UsageError(f"{args.config} is not valid JSON: {exc}") from None
-        c = config_options(config, cfg_path.parent)
-        if args.bundle and Path(args.bundle).resolve() != Path(c["bundle"]).resolve():
-            raise UsageError("give the bundle either as BUNDLE or as the config's `task`, not both")
-        args.bundle = c["bundle"]
-        args.out = args.out or c["out"]
-        for key in ("observation", "seed"):
-            setattr(args, key, c[key])
-        args.width = args.width or c["width"]
-        args.height = args.height or c["height"]
-        args.no_example = args.no_example or not c["example"]
-        args.budget_actions = c["budget_actions"]
-        args.replay = args.replay or c["replay_dir"]
-        args.replay_mode = args.replay_mode or c["replay_mode"]
-        args.preview_every = c["preview_every"]
-        proto = c["protocol"]
-        args.protocol = args.protocol or "reference"
-    else:
-        proto = ProtocolOptions()
-        args.budget_actions = None
-        args.preview_every = 5.0
-    if not args.bundle:
-        raise UsageError("give a BUNDLE (or --config FILE with a `task`)")
-    if args.replay:
-        args.protocol = "reference"  # the replay paradigm's tools exist only in the reference protocol
-    args.protocol = args.protocol or "reference"  # the paper's protocol unless wac's is asked for
-    reference = args.protocol == "reference"
-    args.width = args.width or (960 if reference else 640)
-    args.height = args.height or (576 if reference else 480)
-    if not reference:
-        return None
-    updates = {
-        k: v
-        for k, v in {
-            "image_format": args.image_format,
-            "max_tool_calls": args.max_tool_calls,
-            "require_full_budget": args.require_full_budget,
-            "inspect_budget": args.inspect_budget,
-            "move_extras": args.move_extras,
-        }.items()
-        if v is not None
-    }
-    return replace(proto, **updates)
-
-
-def budget_multiplier(bundle: str | Path, budget_actions: int | None, current: float) -> float:
-    """The multiplier that gives exactly `budget_actions` (the config's max_actions)."""
-    if budget_actions is None:
-        return current
-    if budget_actions < 1:
-        raise UsageError("max_actions must be at least 1")
-    from .session import read_bundle_context
-
-    base = read_bundle_context(Path(bundle))[0].budget_actions
-    mult = budget_actions / base
-    if not 0 < mult <= 20:
-        raise UsageError(f"max_actions {budget_actions} is more than 20 times the task's budget of {base}")
-    return mult

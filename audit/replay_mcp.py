@@ -12,6 +12,8 @@ reference protocol (protocol.py), with the reference's replay tools:
   answer (no inspect, history, notes or bug tools).
 
 Frames keep the recording's refs (the explorer's `a3`, `a3.f0`), in the reference's numbering.
+The recording is a wac explorer's episode or a reference VLA recording (`meta.json`,
+`poses.jsonl`, `f*.jpg`; vla_recording.py), whose frames are `a0` and `a0.f0`, `a0.f1`, ….
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ LEDGER = ("geometry", "collision", "visual", "state", "semantic", "other")
 
 class ReplayReference(ReferenceSession):
     """A `ReviewSession` with the reference's replay tools (`play`, or `report` in vqa mode)."""
+
+    replay = True
 
     def __init__(
         self,
@@ -203,28 +207,38 @@ class ReplayReference(ReferenceSession):
         text = (
             f"Report received ({len(bugs)} bug(s)).\n"
             + "\n".join(lines + ["Inspection finished."])
-            + f"\nLedger:\n{self.session.ledger.render()}"
+            + f"\nLedger:\n{self._render()}"
         )
-        return self._out(ToolResult(text))
+        return ToolResult(text)  # in the reference's refs already (_bug, _render)
 
 
 def open_replay(args, protocol: ProtocolOptions) -> ReplayReference:
-    """The reviewer's session on `args.replay` (an explorer's episode, or its trajectory/ directory)."""
+    """The reviewer's session on `args.replay`: an explorer's episode (or its trajectory/ directory),
+    or a reference VLA recording (vla_recording.py)."""
     from .mcp_setup import check_bundle, episode_dir, load_examples, options_from, stdout_to_stderr
     from .session import ReviewSession, load_recording
+    from .vla_recording import is_vla_recording, load_vla_recording
 
     bundle = check_bundle(args.bundle)
     src = Path(args.replay)
+    vla = is_vla_recording(src)  # the reference's recording (meta.json, poses.jsonl, f*.jpg)
     trajectory = src / "trajectory" if (src / "trajectory").is_dir() else src
-    if not (trajectory / "trajectory.jsonl").is_file():
-        raise UsageError(f"{args.replay} holds no recorded trajectory (trajectory/trajectory.jsonl)")
+    if not vla and not (trajectory / "trajectory.jsonl").is_file():
+        raise UsageError(
+            f"{args.replay} holds no recorded trajectory (trajectory/trajectory.jsonl) and is no VLA "
+            "recording (meta.json, poses.jsonl, f*.jpg)"
+        )
     options = options_from(args)
     out = episode_dir(args.out, Path.cwd())
     try:
         with stdout_to_stderr():
-            recording = load_recording(trajectory, interval_s=options.film_interval_s)
             from .examples import bundle_target_kinds
             from .session import read_bundle_context
+
+            if vla:
+                recording = load_vla_recording(src, read_bundle_context(bundle)[0].task_id)
+            else:
+                recording = load_recording(trajectory, interval_s=options.film_interval_s)
 
             examples = load_examples(
                 Path(args.build) if args.build else bundle.parent,

@@ -15,6 +15,9 @@ from pathlib import Path
 
 from wac.errors import UsageError
 
+from .agreement import compact as compact_agreement
+from .agreement import human_agreement, read_labels, write_agreement
+from .agreement import render as render_agreement
 from .metrics import PIPELINE_LABEL, run_metrics
 
 COMPARISON_FORMAT = "wac.comparison/1"
@@ -77,6 +80,11 @@ def _overall(m: dict) -> list[list[str]]:
         ],
         ["actions used (mean / median)", f"{num(s['actions_mean'])} / {num(s['actions_median'])}"],
         ["tool calls (mean / median)", f"{num(s['tool_calls_mean'])} / {num(s['tool_calls_median'])}"],
+        *(
+            [["time per task (mean / median seconds)", f"{num(t)} / {num(s.get('wall_seconds_median'))}"]]
+            if (t := s.get("wall_seconds_mean")) is not None
+            else []
+        ),
         ["tokens", tokens],
         ["episode errors", str(s["episode_error"])],
         ["judge errors (counted as failures)", str(s["judge_error"])],
@@ -202,6 +210,13 @@ def render_comparison(ms: list[dict]) -> str:
             ]
         )
     lines += _table(["agent", "run", "judged", *[c for c, _, _ in COMPARE_COLUMNS], "tokens"], rows)
+    timed = [(lab, m["summary"].get("wall_seconds_mean")) for lab, m in zip(labels, ms, strict=True)]
+    if any(t is not None for _, t in timed):  # runs that record time on task (human sessions)
+        lines += [
+            "",
+            "Time per task (mean seconds): "
+            + ", ".join(f"{lab} {num(t)}" for lab, t in timed if t is not None),
+        ]
     for title, key in (("family", "by_family"), ("category", "by_category"), ("scene type", "by_scene_type")):
         keys = list(dict.fromkeys(k for m in ms for k in m[key]))
         lines += ["", f"## SR by {title}", ""]
@@ -360,10 +375,14 @@ def _dump(data: dict) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_report(runs: list[str | Path], out: str | Path | None = None) -> tuple[Path, list[dict]]:
-    """Write report.md, report.json and the charts; returns the output directory and the metrics."""
+def write_report(
+    runs: list[str | Path], out: str | Path | None = None, labels: str | Path | None = None
+) -> tuple[Path, list[dict]]:
+    """Write report.md, report.json and the charts (with `labels`, a labels file: agreement.json and
+    a "Human labels" section, audit/agreement.py); returns the output directory and the metrics."""
     if not runs:
         raise UsageError("give at least one run directory")
+    human = read_labels(labels) if labels is not None else None  # a bad file fails before any work
     ms = [run_metrics(r) for r in runs]
     if out is None:
         if len(runs) > 1:
@@ -380,6 +399,11 @@ def write_report(runs: list[str | Path], out: str | Path | None = None) -> tuple
             _dump({"format": COMPARISON_FORMAT, "labels": _labels(ms), "runs": ms}), encoding="utf-8"
         )
     write_charts(ms, out)
+    if human is not None:
+        a = human_agreement(ms, human)
+        write_agreement(out, a)
+        with open(out / "report.md", "a", encoding="utf-8") as f:
+            f.write("\n" + "\n".join(render_agreement(a)))
     return out, ms
 
 
@@ -422,6 +446,10 @@ def compact(ms: list[dict]) -> str:
         return [("  ".join(x[i].ljust(w[i]) for i in range(len(h)))).rstrip() for x in [h, *rs]]
 
     lines = fmt(head, rows) + [""] + fmt(["family", *(labels if len(ms) > 1 else ["SR"])], rows2)
+    timed = [(lab, m["summary"].get("wall_seconds_mean")) for lab, m in zip(labels, ms, strict=True)]
+    if any(t is not None for _, t in timed):  # runs that record time on task (human sessions)
+        shown = ", ".join(f"{lab} {num(t)} s" for lab, t in timed if t is not None)
+        lines += ["", f"time per task (mean): {shown}"]
     if any(m["run"]["pipeline_check"] for m in ms):
         lines.append(f"[pipeline check] = {PIPELINE_LABEL}")
     return "\n".join(lines)
@@ -432,11 +460,14 @@ def print_summary(run: str | Path) -> None:
 
 
 def cmd_report(args) -> int:
-    out, ms = write_report(args.runs, args.out)
+    out, ms = write_report(args.runs, args.out, args.labels)
     if args.json:  # the same document as report.json, on stdout (like the other commands' --json)
         print((out / "report.json").read_text(encoding="utf-8"), end="")
     else:
         print(compact(ms))
+        if args.labels is not None:
+            a = json.loads((out / "agreement.json").read_text(encoding="utf-8"))
+            print("\n".join(["", *compact_agreement(a)]))
     print(f"wac: report written to {out}", file=sys.stderr)
     return 0
 
@@ -446,4 +477,7 @@ def register(subparsers) -> None:
     r.add_argument("runs", nargs="+", metavar="RUN_DIR", help="one run, or several to compare")
     r.add_argument("--out", help="output directory (default RUN_DIR/report; required for a comparison)")
     r.add_argument("--json", action="store_true", help="print report.json on stdout instead of the table")
+    r.add_argument(
+        "--labels", help="raters' labels (wac review labels): human-rated exposure and judge-human agreement"
+    )
     r.set_defaults(func=cmd_report)

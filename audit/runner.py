@@ -50,12 +50,15 @@ class RunConfig:
     options: SessionOptions = SessionOptions()
     agent_options: tuple[tuple[str, str], ...] = ()  # e.g. (("model", "gpt-4o"),); no secrets
     protocol: str = "wac"  # or "reference": the reference harness's texts (protocol.py)
+    recording: str | None = None  # two-stage: review this recording instead of exploring (`wac audit`)
 
     def __post_init__(self) -> None:
         if self.paradigm not in ("interactive", "two-stage"):
             raise UsageError(f"paradigm must be 'interactive' or 'two-stage', got {self.paradigm!r}")
-        if self.paradigm == "two-stage" and not self.explorer:
-            raise UsageError("the two-stage paradigm needs an explorer agent (--explorer)")
+        if self.recording and self.paradigm != "two-stage":
+            raise UsageError("--recording is reviewed in the two-stage paradigm (--paradigm two-stage)")
+        if self.paradigm == "two-stage" and not (self.explorer or self.recording):
+            raise UsageError("the two-stage paradigm needs an explorer agent (--explorer) or a --recording")
         if self.explore_s <= 0 or self.sample_s <= 0:
             raise UsageError("exploration time and sampling interval must be positive")
         if self.protocol not in ("wac", "reference"):
@@ -74,6 +77,7 @@ class RunConfig:
             "options": self.options.as_dict(),
             "agent_options": {k: v for k, v in self.agent_options if not is_secret(k)},  # never a secret
             "protocol": self.protocol,
+            **({"recording": self.recording} if self.recording else {}),
         }
 
 
@@ -112,6 +116,10 @@ def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: P
         session = _speaking(AuditSession(bundle, out, options, examples, _film_images(config)), config)
         _drive(_agent(config.agent, config, options.seed), session)
         return session.report()
+    if config.recording:  # a fixed trajectory: a reference VLA recording or an explorer's episode
+        review = ReviewSession(bundle, _recording(config.recording, bundle, config), out, options, examples)
+        _drive(_agent(config.agent, config, options.seed), review)
+        return review.report()
     explore_opts = replace(
         options,
         max_sim_s=config.explore_s,
@@ -126,6 +134,32 @@ def run_episode(bundle: str | Path, out: str | Path, config: RunConfig, build: P
     review = ReviewSession(bundle, recording, out, options, examples)
     _drive(_agent(config.agent, config, options.seed), review)
     return review.report()
+
+
+def _recording_dir(src: str) -> tuple[bool, Path]:
+    """(is a VLA recording, the directory to read) of `--recording`, or a usage error."""
+    from .vla_recording import is_vla_recording
+
+    path = Path(src)
+    if is_vla_recording(path):
+        return True, path
+    trajectory = path / "trajectory" if (path / "trajectory").is_dir() else path
+    if not (trajectory / "trajectory.jsonl").is_file():
+        raise UsageError(
+            f"{src} is neither a VLA recording (meta.json, poses.jsonl, f*.jpg) nor an explorer's "
+            "episode (trajectory/trajectory.jsonl)"
+        )
+    return False, trajectory
+
+
+def _recording(src: str, bundle: Path, config: RunConfig):
+    from .session import read_bundle_context
+    from .vla_recording import load_vla_recording
+
+    vla, path = _recording_dir(src)
+    if vla:
+        return load_vla_recording(path, read_bundle_context(bundle)[0].task_id)
+    return load_recording(path, interval_s=config.sample_s)
 
 
 def _film_images(config: RunConfig) -> bool:
@@ -250,8 +284,9 @@ def start_run(run: Path, build: Path, config: RunConfig, bundles: list[Path]) ->
         old.setdefault("protocol", "wac")  # runs from before the option
         keys = (
             "agent", "paradigm", "explorer", "explore_s", "sample_s", "options", "agent_options", "build", "protocol",
+            "recording",
         )  # fmt: skip
-        changed = [k for k in keys if old.get(k) != meta[k]]
+        changed = [k for k in keys if old.get(k) != meta.get(k)]
         if changed:
             raise UsageError(
                 f"{run} holds a different run (differs in {', '.join(changed)}); "
@@ -378,6 +413,7 @@ def _config(args) -> RunConfig:
         options=options_from(args),
         agent_options=_agent_options(args),
         protocol=args.protocol,
+        recording=getattr(args, "recording", None),
     )
 
 
@@ -428,6 +464,8 @@ def cmd_audit(args) -> int:
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"{out} is not empty; choose a new --out directory")
+    if config.recording:
+        _recording_dir(config.recording)  # a bad --recording is a usage error before any episode
     build = bundle.parent if is_build(bundle.parent) else None
     status = _episode_job(str(bundle), str(out), config, str(build) if build else None)
     if not status["ok"]:
@@ -521,6 +559,12 @@ def register(subparsers) -> None:
     a.add_argument("bundle")
     a.add_argument("--out", required=True, help="episode directory (new or empty)")
     _add_common(a)
+    a.add_argument(
+        "--recording",
+        metavar="DIR",
+        help="two-stage: review this fixed recording instead of exploring: a reference VLA recording "
+        "(meta.json, poses.jsonl, f*.jpg) or an explorer's episode (trajectory/)",
+    )
     a.set_defaults(func=cmd_audit)
 
     e = subparsers.add_parser("eval", help="run an auditor on every task of a build and judge it")

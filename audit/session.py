@@ -28,6 +28,7 @@ from wac.bundle.reader import Bundle
 from wac.errors import BundleError, UsageError
 from wac.taxonomy.reference import same_category
 
+from .evidence import TargetSightings
 from .frames import Frame, FrameArchive, FrameRefError, crop, png_bytes
 from .ledger import BugLedger, LedgerError
 from .limits import MAX_BUGS, MAX_NOTES, MAX_TOOL_NAME, TextLog, clip_args
@@ -50,6 +51,7 @@ class ToolResult:
     text: str
     images: tuple[ImageItem, ...] = ()
     error: bool = False
+    after: str = ""  # text that travels after the images (the reference's example: figures, then answer)
 
 
 @dataclass(frozen=True)
@@ -68,10 +70,15 @@ class SessionOptions:
     max_sim_s: float | None = None  # stop environment actions after this much simulated time
     budget_actions: int | None = None  # replaces the task's budget (before the multiplier); explorers
     variant: str = "perturbed"
+    timing: str = (
+        "wac"  # seconds per action and film sampling: wac's or the reference runtime's (runtime/timing.py)
+    )
 
     def __post_init__(self) -> None:
         if self.observation not in ("final", "film"):
             raise UsageError(f"observation must be 'final' or 'film', got {self.observation!r}")
+        if self.timing not in ("wac", "reference"):
+            raise UsageError(f"timing must be 'wac' or 'reference', got {self.timing!r}")
         if not (0 < self.budget_multiplier <= 20):
             raise UsageError(f"budget multiplier must be in (0, 20], got {self.budget_multiplier}")
 
@@ -116,6 +123,9 @@ class _Session:
     """What both paradigms share: frames, ledger, notes, the tool log and the final report."""
 
     tools: tuple[ToolSpec, ...]
+    # update_bug keeps the action and time a bug was flagged at (the reference's ledger); wac's own
+    # protocol records the action and time of the last change
+    keep_flag_origin: bool = False
 
     def __init__(self, out: Path | None, options: SessionOptions, examples) -> None:
         self.options = options
@@ -322,8 +332,14 @@ class _Session:
             return ToolResult("ERROR: the inspection is already finished (done was called)", error=True)
         _, t = self._where()
         ev = self._evidence(evidence) if evidence is not None else None
+        keep = self.keep_flag_origin
         bug = self.ledger.update(
-            id, description=description, status=status, evidence=ev, action=self.actions_used, sim_time=t
+            id,
+            description=description,
+            status=status,
+            evidence=ev,
+            action=None if keep else self.actions_used,
+            sim_time=None if keep else t,
         )
         self._log_bug()
         return ToolResult(f"Updated {bug.line()}")
@@ -414,6 +430,7 @@ class AuditSession(_Session):
         """`film_images=False` (an agent that reads no images, final observations): film frames keep
         their refs, times and poses (coverage counts them) but are not rendered; `inspect` refuses them."""
         from wac.runtime.env import WorldEnv, load_task
+        from wac.runtime.timing import TIMINGS
 
         options = options or SessionOptions()
         self.tools = live_tools(example=options.example and examples is not None)
@@ -440,8 +457,11 @@ class AuditSession(_Session):
             start=start,
             budget=self.budget,
             film_images=film_images,
+            timing=TIMINGS[options.timing],
         )
         self.task = task
+        # the targets' pixels in every frame, for the judge's evidence rule: written on close only
+        self.sightings = TargetSightings(self.env) if self.out is not None else None
         first = self.env.history[0]
         self.archive.add(
             Frame(
@@ -610,6 +630,9 @@ class AuditSession(_Session):
     def close(self) -> None:
         super().close()
         if getattr(self, "env", None) is not None:
+            if self.sightings is not None:
+                self.sightings.write(self.out)
+                self.sightings = None
             self._final_steps = self.env.steps
             self.env.close()
             self.env = None

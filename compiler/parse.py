@@ -353,10 +353,12 @@ def parse(source: Source) -> S.File:
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
+        _COMMENTS.clear()
         first = _syntax_diagnostic(source, exc)
         if deep is not None and deep.span.line <= first.span.line:
             first = deep
         raise SourceErrors((first,)) from None
+    _COMMENTS.clear()  # only `parse_comments` keeps them; a long-lived server must not pile them up
     if deep is not None:
         raise SourceErrors((deep,))
     try:
@@ -453,3 +455,17 @@ def parse_comments(source: Source) -> list[tuple[int, str]]:
     comments = [(tok.line, str(tok).rstrip()) for tok in _COMMENTS]
     _COMMENTS.clear()
     return comments
+
+
+def name_tokens(text: str) -> list[tuple[str, int, int]]:
+    """Every name in `text` as the lexer sees it (never inside a string or a comment): (name, 1-based
+    line, column); a character the language does not know ends the list there.  For the language
+    server's references and renames."""
+    out: list[tuple[str, int, int]] = []
+    try:
+        for tok in _parser().lex(text):
+            if tok.type == "NAME":
+                out.append((str(tok), tok.line, tok.column))
+    except UnexpectedInput:
+        pass
+    return out

@@ -34,7 +34,7 @@ from shapely.geometry import Point, Polygon
 from wac.bundle import reader as R
 from wac.compiler import nodes as N
 from wac.compiler.anomalies import lower_anomalies
-from wac.compiler.assemble import build_world
+from wac.compiler.assemble import Built, build_world
 from wac.compiler.diagnostics import Collector, Diagnostic, cached, did_you_mean, replayed
 from wac.compiler.emit import Output, bundle_files, compiler_digest, index_entry, read_cache, write_bundle
 from wac.compiler.honesty import check_benign, check_giveaway, check_target_names
@@ -91,8 +91,10 @@ def _scene_hint(scene: str, path: Path, loader: Loader, vis) -> str:
     )
 
 
-def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) -> Lowered3 | None:
-    """Passes 3-7 for one task."""
+def assemble_task(
+    task: N.TaskDecl, path: Path, loader: Loader, diag: Collector
+) -> tuple[N.SceneDecl, Layout, Built] | None:
+    """Passes 3-4 for one task: its scene resolved and its world built (None after an error)."""
     vis = loader.visible(path, diag)  # 3. resolve
     found = vis.scenes.get(task.scene)
     if found is None and vis.broken_imports:
@@ -110,6 +112,15 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     built = build_world(task, scene_decl, layout, diag)  # 4. assemble
     if built is None or diag:
         return None
+    return scene_decl, layout, built
+
+
+def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) -> Lowered3 | None:
+    """Passes 3-7 for one task."""
+    assembled = assemble_task(task, path, loader, diag)  # 3. resolve, 4. assemble
+    if assembled is None:
+        return None
+    scene_decl, layout, built = assembled
     check_clean(built, diag, task.span, loader.memo)  # 5. check
     check_clean_world(built, diag, task.span, loader.memo)  # 5. the clean world holds no anomaly
     grid = walkable_grid(built, loader.memo)

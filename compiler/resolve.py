@@ -49,6 +49,8 @@ class Loader:
     failed: dict[Path, tuple[Diagnostic, ...]] = field(default_factory=dict)
     raw: dict[Path, bytes] = field(default_factory=dict)
     memo: dict = field(default_factory=dict)  # per-build caches of later passes (scene layouts, grids)
+    # unsaved editor buffers (resolved path -> bytes), read instead of the file: the language server
+    overlay: dict[Path, bytes] = field(default_factory=dict)
     _stdlib: tuple[N.Module, ...] | None = None
     _visible: dict[Path, Visible] = field(default_factory=dict)
 
@@ -110,7 +112,7 @@ class Loader:
             return None
         diag = Collector()
         try:
-            data = path.read_bytes()
+            data = self.overlay[path] if path in self.overlay else path.read_bytes()
             if len(data) > MAX_FILE_BYTES:
                 src = Source(path, self.display(path), "")
                 raise SourceErrors(
@@ -139,6 +141,14 @@ class Loader:
         self.modules[path] = module
         return module
 
+    def forget(self, path: Path) -> None:
+        """Drop an edited file from the caches (the language server); what each file sees is
+        computed again."""
+        path = path.resolve()
+        for cache in (self.modules, self.failed, self.raw):
+            cache.pop(path, None)
+        self._visible.clear()
+
     def resolve_path(
         self, base: Path, written: str, span: Span, diag: Collector, what: str, suffixes: tuple[str, ...]
     ) -> Path | None:
@@ -159,7 +169,7 @@ class Loader:
         if target.suffix.lower() not in suffixes:
             diag.error("E303", f"{what} `{written}` must be a {' / '.join(suffixes)} file", span)
             return None
-        if not target.is_file():
+        if not target.is_file() and target not in self.overlay:
             siblings = (
                 [p.name for p in target.parent.glob("*") if p.suffix.lower() in suffixes]
                 if target.parent.is_dir()

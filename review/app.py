@@ -30,12 +30,15 @@ from wac.errors import UsageError, WacError
 from .artifacts import Artifacts
 from .catalog import FILTERS, apply_filters, choices, progress, read_build, review_of, reviews
 from .play import PlayError, PlayHub
-from .store import VERDICTS, AuthError, FlaggedFrame, Reviewer, Store, StoreError
+from .rating import Rating
+from .rubric import rubric_html
+from .serving import LOCAL_HOSTS
+from .signin import TokenSignIn
+from .store import VERDICTS, AuthError, FlaggedFrame, Store, StoreError
 
 HERE = Path(__file__).parent
 COOKIE = "wac_review_token"
 WRITE_HEADER = "x-wac-review"
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]"}
 MAX_FLAGS = 12
 MAX_FLAG_BYTES = 2_000_000
 
@@ -55,22 +58,6 @@ KEYS = (  # the task page's keyboard map: key, what it does (review.js holds the
 RANGES = "move 0.3–4 m forward|back · turn −180…180° (positive = right) · look −90…90° (positive = down) · interact · wait 0.5–5 s"
 
 
-def rubric_html(text: str):
-    """rubric.md as HTML for the reviewer's task page (a `Markup`): CommonMark with raw HTML off, so
-    any tag in the source (object names are the task author's text) is shown escaped, never run; no
-    links or images (a rubric has none, and the page loads nothing the build does not hold); its
-    headings two levels down, under the page's own "Rubric" heading."""
-    from markdown_it import MarkdownIt
-    from markupsafe import Markup
-
-    md = MarkdownIt("commonmark", {"html": False}).disable(["link", "image", "autolink"])
-    tokens = md.parse(text)
-    for t in tokens:
-        if t.type in ("heading_open", "heading_close"):
-            t.tag = f"h{min(6, int(t.tag[1]) + 2)}"
-    return Markup(md.renderer.render(tokens, md.options, {}))
-
-
 class HostCheck:
     """Refuse requests whose Host header names another machine (DNS rebinding)."""
 
@@ -87,71 +74,31 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
-class ReviewApp:
+class ReviewApp(TokenSignIn):
     """The state behind the routes: build, store, live worlds, artifact cache."""
 
-    def __init__(self, build: Path, store: Store, cache_dir: Path, hub: PlayHub | None = None) -> None:
+    cookie, write_header, who = COOKIE, WRITE_HEADER, "reviewer"
+
+    def __init__(
+        self,
+        build: Path,
+        store: Store,
+        cache_dir: Path,
+        hub: PlayHub | None = None,
+        runs: tuple[Path, ...] = (),
+    ) -> None:
+        """`runs`: run directories whose episodes raters label (review/rating.py)."""
         self.build = Path(build)
         self.store = store
         self.hub = hub or PlayHub()
         self.artifacts = Artifacts(cache_dir, self.build)
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         read_build(self.build)  # fail at start-up, not on the first page, for a wrong path
-
-    # --- auth -------------------------------------------------------------------------------
-    def token(self, request: Request) -> str | None:
-        auth = request.headers.get("authorization", "")
-        if auth.lower().startswith("bearer "):
-            return auth[7:].strip()
-        return request.cookies.get(COOKIE)
-
-    def reviewer(self, request: Request) -> Reviewer | None:
-        try:
-            return self.store.authenticate(self.token(request))
-        except AuthError:
-            return None
-
-    def writer(self, request: Request) -> Reviewer:
-        """The reviewer of a write request; AuthError unless its token and write header are right."""
-        reviewer = self.store.authenticate(self.token(request))
-        bearer = request.headers.get("authorization", "").lower().startswith("bearer ")
-        if not bearer and request.headers.get(WRITE_HEADER) != "1":
-            raise AuthError(f"writes must carry the {WRITE_HEADER} header")
-        return reviewer
+        self.rating = Rating(self, list(runs), Path(cache_dir)) if runs else None
 
     # --- pages ------------------------------------------------------------------------------
-    async def signin_page(self, request: Request):
-        return self.templates.TemplateResponse(request, "signin.html", {"error": None, "name": ""})
-
-    async def signin(self, request: Request):
-        form = await request.form()
-        name, token = str(form.get("name", "")).strip(), str(form.get("token", "")).strip()
-        origin = request.headers.get("origin")
-        if origin and origin.split("://", 1)[-1] != request.headers.get("host"):
-            return Response("cross-site sign-in refused", status_code=403)
-        who = None
-        try:
-            who = self.store.authenticate(token)
-        except AuthError:
-            pass
-        if who is None or who.name != name:
-            return self.templates.TemplateResponse(
-                request,
-                "signin.html",
-                {"error": "That name and token do not match a reviewer.", "name": name},
-                status_code=401,
-            )
-        resp = RedirectResponse("/", status_code=303)
-        resp.set_cookie(COOKIE, token, httponly=True, samesite="strict", max_age=30 * 24 * 3600)
-        return resp
-
-    async def signout(self, request: Request):
-        resp = RedirectResponse("/signin", status_code=303)
-        resp.delete_cookie(COOKIE)
-        return resp
-
     async def index(self, request: Request):
-        me = self.reviewer(request)
+        me = self.signed_in(request)
         if me is None:
             return RedirectResponse("/signin", status_code=303)
         revs = reviews(read_build(self.build), self.store.verdicts())
@@ -168,11 +115,12 @@ class ReviewApp:
                 "choices": choices(revs),
                 "filters": filters,
                 "build": self.build,
+                "rating": self.rating is not None,
             },
         )
 
     async def task_page(self, request: Request):
-        me = self.reviewer(request)
+        me = self.signed_in(request)
         if me is None:
             return RedirectResponse("/signin", status_code=303)
         rev = self._review(request.path_params["task_id"])
@@ -208,13 +156,13 @@ class ReviewApp:
         return None if task is None else review_of(task, self.store.verdicts(task_id))
 
     async def api_tasks(self, request: Request):
-        if self.reviewer(request) is None:
+        if self.signed_in(request) is None:
             return _error("sign in first", 401)
         revs = reviews(read_build(self.build), self.store.verdicts())
         return JSONResponse({"progress": progress(revs), "tasks": [_review_json(r) for r in revs]})
 
     async def api_task(self, request: Request):
-        if self.reviewer(request) is None:
+        if self.signed_in(request) is None:
             return _error("sign in first", 401)
         rev = self._review(request.path_params["task_id"])
         if rev is None:
@@ -222,7 +170,7 @@ class ReviewApp:
         return JSONResponse(_review_json(rev, full=True))
 
     async def api_artifacts(self, request: Request):
-        if self.reviewer(request) is None:
+        if self.signed_in(request) is None:
             return _error("sign in first", 401)
         rev = self._review(request.path_params["task_id"])
         if rev is None:
@@ -232,7 +180,7 @@ class ReviewApp:
         return JSONResponse({"version_id": t.version_id, **self.artifacts.read(t.id, t.version_id)})
 
     async def api_artifact_file(self, request: Request):
-        if self.reviewer(request) is None:
+        if self.signed_in(request) is None:
             return _error("sign in first", 401)
         p = request.path_params
         path = self.artifacts.file(p["task_id"], p["version_id"], p["name"])
@@ -241,7 +189,7 @@ class ReviewApp:
         return FileResponse(path, media_type="image/png", headers={"Cache-Control": "private, max-age=86400"})
 
     async def api_flagged(self, request: Request):
-        if self.reviewer(request) is None:
+        if self.signed_in(request) is None:
             return _error("sign in first", 401)
         data = self.store.flagged_image(int(request.path_params["frame_id"]))
         if not data:
@@ -318,7 +266,7 @@ class ReviewApp:
         return _frame_response(state, frame)
 
     async def api_play_frame(self, request: Request):
-        me = self.reviewer(request)
+        me = self.signed_in(request)
         if me is None:
             return _error("sign in first", 401)
         state, frame = await _in_thread(self.hub.frame, me.name, request.path_params["play_id"])
@@ -341,6 +289,7 @@ class ReviewApp:
             Route("/api/play", self.api_play_start, methods=["POST"]),
             Route("/api/play/{play_id}/frame", self.api_play_frame),
             Route("/api/play/{play_id}/{op}", self.api_play, methods=["POST"]),
+            *(self.rating.routes() if self.rating else ()),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
         handlers = {AuthError: _auth_error, WacError: _wac_error}

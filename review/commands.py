@@ -4,6 +4,7 @@
     wac review add-reviewer NAME [--db review.sqlite] [--rotate]
     wac review reviewers [--db review.sqlite]
     wac review export BUILD [--db review.sqlite] [--out FILE] [--format json|csv]
+    wac review labels [--db review.sqlite] [--out FILE]
 
 The first word after `review` picks the action; anything else is the build to serve.
 """
@@ -19,7 +20,7 @@ from wac.errors import UsageError
 from wac.suggest import close_matches
 
 DEFAULT_DB = "review.sqlite"
-ACTIONS = ("add-reviewer", "reviewers", "export")
+ACTIONS = ("add-reviewer", "reviewers", "export", "labels")
 
 
 def _store(db: str):
@@ -57,13 +58,28 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_labels(args) -> int:
+    from wac.audit.agreement import Labels
+
+    if not Path(args.db).is_file():
+        raise UsageError(f"no review database at {args.db} (start one with `wac review add-reviewer`)")
+    labels = Labels(labels=tuple(_store(args.db).labels()))
+    text = labels.model_dump_json(indent=2) + "\n"
+    if args.out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+    print(
+        f"wac: {len(labels.labels)} label(s)" + (f" -> {args.out}" if args.out not in (None, "-") else ""),
+        file=sys.stderr,
+    )
+    return 0
+
+
 def cmd_serve(args) -> int:
-    try:
-        import uvicorn
-    except ImportError:
-        raise UsageError("`wac review` needs the review extra: pip install 'wac[review]'") from None
-    from .app import LOCAL_HOSTS, ReviewApp
+    from .app import ReviewApp
     from .play import PlayHub
+    from .serving import serve
 
     build = require_build(args.build)  # NoBundle (exit 2) before the database is touched
     store = _store(args.db)
@@ -74,19 +90,9 @@ def cmd_serve(args) -> int:
         )
     cache = Path(args.cache) if args.cache else Path(args.db).with_suffix(".cache")
     hub = PlayHub(width=args.width, height=args.height)
-    app = ReviewApp(build, store, cache, hub)
-    hosts = (
-        set(LOCAL_HOSTS)
-        | ({args.host} if args.host not in ("0.0.0.0", "::") else set())
-        | set(args.allow_host)
-    )
-    config = uvicorn.Config(
-        app.asgi(hosts), host=args.host, port=args.port, log_level="warning", access_log=False
-    )
-    server = uvicorn.Server(config)
-    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    print(f"wac: reviewing {build} at http://{shown}:{args.port}/  (Ctrl-C stops)", flush=True)
-    server.run()
+    runs = tuple(Path(r) for r in args.run)
+    app = ReviewApp(build, store, cache, hub, runs)
+    serve(app, args.host, args.port, args.allow_host, f"reviewing {build}")
     return 0
 
 
@@ -101,6 +107,13 @@ def _parser(action: str | None) -> argparse.ArgumentParser:
     elif action == "reviewers":
         p = argparse.ArgumentParser(prog="wac review reviewers", description="list the reviewers")
         p.set_defaults(func=cmd_reviewers)
+    elif action == "labels":
+        p = argparse.ArgumentParser(
+            prog="wac review labels",
+            description="write the raters' labels of episodes (for `wac report --labels`)",
+        )
+        p.add_argument("--out", "-o", help="file to write (default: stdout)")
+        p.set_defaults(func=cmd_labels)
     elif action == "export":
         p = argparse.ArgumentParser(
             prog="wac review export", description="write the accepted task versions (JSON or CSV)"
@@ -131,6 +144,12 @@ def _parser(action: str | None) -> argparse.ArgumentParser:
         )
         p.add_argument("--width", type=int, default=640, help="frame width of the live world (default 640)")
         p.add_argument("--height", type=int, default=480, help="frame height (default 480)")
+        p.add_argument(
+            "--run",
+            action="append",
+            default=[],
+            help="a run directory whose episodes raters label at /rate (repeatable)",
+        )
         p.set_defaults(func=cmd_serve)
     p.add_argument("--db", default=DEFAULT_DB, help=f"the review database (default {DEFAULT_DB})")
     return p

@@ -56,6 +56,18 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX flagged_verdict ON flagged_frames(verdict_id);
     """,
+    """
+    CREATE TABLE labels (
+        id INTEGER PRIMARY KEY,
+        run TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        reviewer_id INTEGER NOT NULL REFERENCES reviewers(id),
+        kind TEXT NOT NULL CHECK (kind IN ('exposure', 'report')),
+        value INTEGER NOT NULL CHECK (value IN (0, 1)),
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX labels_episode ON labels(run, task_id);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -90,8 +102,14 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-class Store:
-    """A connection-per-call view of one review database (safe to share between threads)."""
+class SqliteStore:
+    """A connection-per-call view of one versioned SQLite database (safe to share between threads):
+    WAL, a busy timeout, one `BEGIN IMMEDIATE` per write, and `migrations` applied in order.  A
+    subclass names its `kind` (for messages) and its `migrations`."""
+
+    kind = "review"
+    migrations: tuple[str, ...] = MIGRATIONS
+    version_table = "schema_version"  # its own per kind: one kind's file is never taken for another's
 
     def __init__(self, path: str | Path, timeout_s: float = 10.0) -> None:
         self.path = Path(path)
@@ -116,10 +134,10 @@ class Store:
                 # switching a new file to WAL while another connection does the same fails at once
                 # with "database is locked" (SQLite does not wait on that lock): try again
                 if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise StoreError(f"{self.path} is not a review database: {exc}") from None
+                    raise StoreError(f"{self.path} is not a {self.kind} database: {exc}") from None
                 time.sleep(0.05)
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"{self.path} is not a review database: {exc}") from None
+                raise StoreError(f"{self.path} is not a {self.kind} database: {exc}") from None
         con.execute(f"PRAGMA busy_timeout={int(self.timeout_s * 1000)}")
         con.execute("PRAGMA foreign_keys=ON")
         con.row_factory = sqlite3.Row
@@ -128,7 +146,7 @@ class Store:
     def version(self) -> int:
         con = self.connect()
         try:
-            return _version(con)
+            return _version(con, self.version_table)
         finally:
             con.close()
 
@@ -138,25 +156,27 @@ class Store:
         try:
             con.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then see it done
             try:
-                con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-                have = _version(con)
-                if have > SCHEMA_VERSION:
+                table = self.version_table
+                con.execute(f"CREATE TABLE IF NOT EXISTS {table} (version INTEGER NOT NULL)")
+                have = _version(con, table)
+                latest = len(self.migrations)
+                if have > latest:
                     raise StoreError(
-                        f"{self.path} has review schema version {have}, newer than this wac "
-                        f"understands ({SCHEMA_VERSION}); upgrade wac"
+                        f"{self.path} has {self.kind} schema version {have}, newer than this wac "
+                        f"understands ({latest}); upgrade wac"
                     )
-                if have == 0 and _user_tables(con) - {"schema_version"}:
-                    raise StoreError(f"{self.path} is an SQLite database, but not a review database")
-                for n in range(have, SCHEMA_VERSION):
-                    for stmt in _statements(MIGRATIONS[n]):
+                if have == 0 and _user_tables(con) - {table}:
+                    raise StoreError(f"{self.path} is an SQLite database, but not a {self.kind} database")
+                for n in range(have, latest):
+                    for stmt in _statements(self.migrations[n]):
                         con.execute(stmt)
-                con.execute("DELETE FROM schema_version")
-                con.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                con.execute(f"DELETE FROM {table}")
+                con.execute(f"INSERT INTO {table} (version) VALUES (?)", (latest,))
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
-            return SCHEMA_VERSION
+            return latest
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: {exc}") from None
         finally:
@@ -182,6 +202,10 @@ class Store:
             return con.execute(sql, tuple(args)).fetchall()
         finally:
             con.close()
+
+
+class Store(SqliteStore):
+    """The review database (safe to share between threads)."""
 
     # --- reviewers ---------------------------------------------------------------------------
     def add_reviewer(self, name: str) -> str:
@@ -286,6 +310,32 @@ class Store:
             return self._verdict_rows("", ())
         return self._verdict_rows("WHERE v.task_id = ?", (task_id,))
 
+    # --- raters' labels of episodes (review/rating.py) -------------------------------------
+    def record_label(self, token: str | None, run: str, task_id: str, kind: str, value: bool) -> None:
+        """Record one rater's answer about one episode (their latest answer counts)."""
+        reviewer = self.authenticate(token)
+        if kind not in ("exposure", "report") or not run or not task_id:
+            raise StoreError(f"a label needs a run, a task and a kind (exposure or report), got {kind!r}")
+        self._write(
+            lambda con: con.execute(
+                "INSERT INTO labels (run, task_id, reviewer_id, kind, value, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (run, task_id, reviewer.id, kind, int(bool(value)), time.time()),
+            )
+        )
+
+    def labels(self) -> list:
+        """Every rater's latest answer per episode and question, as `wac.audit.agreement.Label`s."""
+        from wac.audit.agreement import Label
+
+        rows = self._read(
+            "SELECT l.run, l.task_id, r.name AS rater, l.kind, l.value FROM labels l"
+            " JOIN reviewers r ON r.id = l.reviewer_id ORDER BY l.created_at, l.id"
+        )
+        latest = {(r["run"], r["task_id"], r["rater"], r["kind"]): bool(r["value"]) for r in rows}
+        return [
+            Label(run=k[0], task_id=k[1], rater=k[2], kind=k[3], value=v) for k, v in sorted(latest.items())
+        ]
+
     def flagged_image(self, frame_id: int) -> bytes | None:
         rows = self._read("SELECT image FROM flagged_frames WHERE id = ?", (frame_id,))
         return rows[0]["image"] if rows else None
@@ -325,10 +375,10 @@ class Store:
         ]
 
 
-def _version(con: sqlite3.Connection) -> int:
-    if "schema_version" not in _user_tables(con):
+def _version(con: sqlite3.Connection, table: str = "schema_version") -> int:
+    if table not in _user_tables(con):
         return 0
-    row = con.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    row = con.execute(f"SELECT MAX(version) FROM {table}").fetchone()
     return int(row[0] or 0)
 
 

@@ -3,9 +3,9 @@
 Actions follow the reference harness (UCSB-NLP-Chang/WorldAuditBench agent/tools.py) names and
 ranges: move(distance_m 0.3-4, direction forward|back), turn(degrees -180..180, positive = right),
 look(degrees -90..90, positive = down), interact(), wait(seconds 0.5-5).  Each costs one budget
-step and advances simulated time (walking 1.4 m/s, turning 120 deg/s, looking 90 deg/s,
-interacting 0.5 s); film frames are taken every `film_interval_s` of simulated time during an
-action.  The clean variant ignores the anomalies; the perturbed one runs them under their
+step and advances simulated time (timing.py: wac's model walks 1.4 m/s, turns 120 deg/s, looks
+90 deg/s and interacts 0.5 s; `timing.REFERENCE` is the reference runtime's); film frames are
+taken every `film_interval_s` of simulated time during an action.  The clean variant ignores the anomalies; the perturbed one runs them under their
 triggers and logs every trigger transition to `events` (never part of what the agent sees).
 """
 
@@ -27,13 +27,10 @@ from .anomaly_triggers import AnomalyTriggers, LiveAnomaly
 from .perception import attempt_text
 from .physics import DT, RAY_ALL, Physics
 from .render import Camera, Renderer
+from .timing import WAC, Timing
 from .triggers import TriggerEvent, TriggerState
 from .world import World
 
-WALK_SPEED = 1.4
-TURN_SPEED = 120.0
-LOOK_SPEED = 90.0
-INTERACT_S = 0.5
 REACH_M = 3.0
 CONTROL_EVERY = 6  # physics steps per control tick (0.05 s)
 PITCH_LIMIT = 89.0
@@ -113,6 +110,7 @@ class WorldEnv(AnomalyTriggers):
         budget: int | None = None,
         film_images: bool = True,
         step_images: bool = True,
+        timing: Timing = WAC,
     ) -> None:
         """`start` (x, y, yaw_deg, pitch_deg) and `budget` override the task's start pose and action budget
         (the runner's closer-start and budget-multiplier ablations).  `film_images=False` keeps the film
@@ -127,6 +125,7 @@ class WorldEnv(AnomalyTriggers):
         self.seed = seed
         self.width, self.height, self.hfov = width, height, hfov_deg
         self.film_interval = film_interval_s if film_interval_s and film_interval_s > 0 else None
+        self.timing = timing  # seconds per action and film sampling (timing.py)
         self.film_images = film_images
         self.step_images = step_images
         self.shadows = shadows
@@ -142,6 +141,7 @@ class WorldEnv(AnomalyTriggers):
         self.history: list[StepResult] = []
         self.events: list[TriggerEvent] = []
         self._tick_listeners: list = []
+        self._frame_listeners: list = []
         self.reset(seed=seed)
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -292,16 +292,15 @@ class WorldEnv(AnomalyTriggers):
         action = validate(action)
         self.steps += 1
         t0 = self.sim_time
-        self._film: list[FilmFrame] = []
-        self._next_film = t0 + self.film_interval if self.film_interval else math.inf
         a = action.kwargs
+        self._start_film(t0, action.name, float(a.get("seconds", self.timing.interact_s)))
         moved = 0.0
         if action.name == "move":
             moved, outcome = self._move(float(a["distance_m"]), a["direction"])
         elif action.name == "turn":
-            outcome = self._rotate("yaw", -float(a["degrees"]), TURN_SPEED)
+            outcome = self._rotate("yaw", -float(a["degrees"]), self.timing.turn_dps)
         elif action.name == "look":
-            outcome = self._rotate("pitch", float(a["degrees"]), LOOK_SPEED)
+            outcome = self._rotate("pitch", float(a["degrees"]), self.timing.look_dps)
         elif action.name == "wait":
             self._advance(float(a["seconds"]))
             outcome = f"waited {float(a['seconds']):.1f} s"
@@ -315,6 +314,8 @@ class WorldEnv(AnomalyTriggers):
         else:
             frame = None
             self.renderer.pass_frame(self.camera())
+        for listener in self._frame_listeners:
+            listener(self.steps, None)
         res = StepResult(
             self.steps,
             action,
@@ -357,6 +358,13 @@ class WorldEnv(AnomalyTriggers):
     def _coerce(action) -> Action:
         return coerce(action)
 
+    def _start_film(self, t0: float, action: str, duration: float) -> None:
+        self._film: list[FilmFrame] = []
+        self._film_stride = self.timing.film_stride(self.film_interval or 0.0, action, duration)
+        first = t0 if self.timing.film_from_start else t0 + self._film_stride
+        self._next_film = first if self.film_interval else math.inf
+        self._film_last_tick = self.timing.film_from_start  # the reference films its last instant too
+
     def _advance(self, seconds: float, vel: tuple[float, float] = (0.0, 0.0), per_tick=None) -> None:
         """Advance simulated time, stepping physics, mechanics and triggers; record film frames."""
         n = max(1, int(round(seconds / DT)))
@@ -367,10 +375,14 @@ class WorldEnv(AnomalyTriggers):
             self.ticks += 1
             if self.ticks % CONTROL_EVERY == 0 or i == n - 1:
                 self._control_tick()
-            if self.sim_time >= self._next_film - 1e-9 and i < n - 1:
+            if self.sim_time >= self._next_film - 1e-9 and (i < n - 1 or self._film_last_tick):
                 image = self._frame() if self.film_images else self.renderer.pass_frame(self.camera())
                 self._film.append(FilmFrame(round(self.sim_time, 4), image, self.pose()))
-                self._next_film += self.film_interval
+                self._next_film += self._film_stride
+                if self.timing.film_max is not None and len(self._film) >= self.timing.film_max:
+                    self._next_film = math.inf
+                for listener in self._frame_listeners:
+                    listener(self.steps, len(self._film))
 
     def _control_tick(self) -> None:
         w = self.world
@@ -388,6 +400,12 @@ class WorldEnv(AnomalyTriggers):
     def add_tick_listener(self, fn) -> None:
         """Call `fn()` after every control tick (checks sample the world at that rate; agents never see it)."""
         self._tick_listeners.append(fn)
+
+    def add_frame_listener(self, fn) -> None:
+        """Call `fn(step, k)` just after each frame of an action is taken, the world as that frame shows
+        it: film frame `k` (1-based) during action `step`, `k=None` for its final frame.  The start
+        frame (step 0) is taken in `reset`, before anyone can listen: the world is still as it shows."""
+        self._frame_listeners.append(fn)
 
     def _fall_and_respawn(self) -> str:
         """As the reference runtime: a fall keeps time running until the agent lands or has fallen
@@ -466,7 +484,7 @@ class WorldEnv(AnomalyTriggers):
         yaw = math.radians(self.yaw)
         ux, uy = sign * math.cos(yaw), sign * math.sin(yaw)
         start = self.physics.agent_position()
-        duration = distance / WALK_SPEED
+        duration = distance / self.timing.walk_mps
         edge = [False]
         trapped = [False]
 
@@ -475,7 +493,7 @@ class WorldEnv(AnomalyTriggers):
             travelled = float(np.hypot(pos[0] - start[0], pos[1] - start[1]))
             if edge[0] or travelled >= distance - 1e-4:
                 return (0.0, 0.0)
-            step = min(WALK_SPEED * DT, distance - travelled)
+            step = min(self.timing.walk_mps * DT, distance - travelled)
             nx, ny = pos[0] + ux * step, pos[1] + uy * step
             if not self._inside(nx, ny):
                 edge[0] = True
@@ -561,21 +579,21 @@ class WorldEnv(AnomalyTriggers):
         text = attempt_text(seen.spec if seen is not None else None)
         oid, dist = self.crosshair()
         if oid is None:
-            self._advance(INTERACT_S)
+            self._advance(self.timing.interact_s)
             return text
         st = self.world.get(oid)
         self._interacted.add(oid)
         kinds = list(st.spec.interactions)
         mech = st.mechanism
         if not kinds or "dead" in mech:
-            self._advance(INTERACT_S)
+            self._advance(self.timing.interact_s)
             return text
         act = self._interaction(st, kinds[0])
         if "delay" in mech:
             st.pending = [*st.pending, (self.sim_time + (mech["delay"] or 3.0), act)]
         else:
             act()
-        self._advance(INTERACT_S)
+        self._advance(self.timing.interact_s)
         return text
 
     def _interaction(self, st, kind: str):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .env import WorldEnv
+from .timing import TIMINGS
 from .trajectory import read_trajectory
 
 
@@ -19,6 +20,7 @@ def replay(path: str | Path, bundle_or_task, out: str | Path | None = None):
         width=m["width"],
         height=m["height"],
         film_interval_s=m["film_interval_s"],
+        timing=TIMINGS[m.get("timing", "wac")],
         hfov_deg=m["hfov_deg"],
         record_dir=out,
     )

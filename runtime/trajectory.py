@@ -54,6 +54,7 @@ class TrajectoryWriter:
             "height": env.height,
             "hfov_deg": env.hfov,
             "film_interval_s": env.film_interval,
+            **({} if env.timing.name == "wac" else {"timing": env.timing.name}),  # absent: wac's timing
             **({} if env.film_images else {"film_images": False}),  # absent: film frames have images
             "budget": env.budget,
             "format": "wac.trajectory/1",

@@ -173,6 +173,13 @@ CASES = [
     ("audit", "ok", ["audit", "{bundle}", "--out", "{new}", *REPLAY, *EPISODE], 0, "2/"),
     (
         "audit",
+        "bad recording",
+        ["audit", "{bundle}", "--out", "{new}", *REPLAY, "--paradigm", "two-stage", "--recording", "{new}"],
+        2,
+        "neither a VLA recording",
+    ),
+    (
+        "audit",
         "bad actions",
         [
             "audit",
@@ -243,12 +250,16 @@ CASES = [
     ("eval", "missing path", ["eval", "{tmp}/buidl", "--agent", "random"], 2, "did you mean `{tmp}/build`?"),
     ("mcp", "usage", ["mcp", "{bundle}", "--width", "1"], 2, "at least 16"),
     ("mcp", "missing path", ["mcp", "{build}/patio_7"], 2, "did you mean"),
+    ("lsp", "usage", ["lsp", "--tcp"], 2, "unrecognized arguments"),
     ("judge", "ok", ["judge", "{run}", "--force"], 0, ""),
     ("judge", "usage", ["judge", "{run}", "--backend", "bogus"], 2, "invalid choice"),
     ("judge", "missing path", ["judge", "{tmp}/runs/replya"], 2, "did you mean `{tmp}/runs/replay`?"),
     ("report", "ok", ["report", "{run}", "--out", "{new}"], 0, "replay"),
     ("report", "usage", ["report"], 2, "usage:"),
     ("report", "missing path", ["report", "{tmp}/runs/replya"], 2, "did you mean"),
+    ("video", "ok", ["video", "{run}", "--width", "64"], 0, "video(s) written"),
+    ("video", "usage", ["video", "{run}", "--task", "patio_7"], 2, "did you mean `patio_07`?"),
+    ("video", "missing path", ["video", "{tmp}/runs/replya"], 2, "did you mean `{tmp}/runs/replay`?"),
     ("export", "ok", ["export", "hf", "{build}", "-o", "{new}"], 0, ""),
     ("export", "usage", ["export"], 2, "usage:"),
     ("export", "missing path", ["export", "hf", "{tmp}/buidl", "-o", "{new}"], 2, "did you mean"),
@@ -273,6 +284,29 @@ CASES = [
     ),
     ("review", "usage", ["review", "export", "--db", "{db}"], 2, "usage:"),
     ("review", "missing path", ["review", "export", "{tmp}/buidl", "--db", "{db}"], 2, "did you mean"),
+    (
+        "human",
+        "add-participant",
+        ["human", "add-participant", "ann", "--db", "{new}.sqlite"],
+        0,
+        "added participant",
+    ),
+    (
+        "human",
+        "no database",
+        ["human", "assign", "{build}", "--db", "{tmp}/nope.sqlite"],
+        2,
+        "add-participant",
+    ),
+    ("human", "misspelt action", ["human", "asign", "--db", "{db}"], 2, "did you mean `wac human assign`?"),
+    ("human", "usage", ["human", "export", "{build}", "--db", "{db}"], 2, "usage:"),
+    (
+        "human",
+        "missing path",
+        ["human", "export", "{tmp}/buidl", "--db", "{db}", "-o", "{new}"],
+        2,
+        "did you mean",
+    ),
     ("(none)", "usage", ["nonsense"], 2, "invalid choice"),
 ]
 
@@ -314,6 +348,19 @@ def test_mcp_serves_and_ends_with_0_when_the_client_leaves(world, tmp_path):
         text=True,
         timeout=120,
         cwd=tmp_path / "cwd",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_lsp_serves_and_ends_with_0_when_the_client_leaves(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "wac.cli", "lsp"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr

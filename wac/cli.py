@@ -355,8 +355,11 @@ def parser() -> argparse.ArgumentParser:
         "wac.audit.mcp_server",
         "wac.audit.judge",
         "wac.audit.report",
+        "wac.audit.video",
         "wac.audit.hf_dataset",
         "wac.review.commands",
+        "wac.human.commands",
+        "wac.lsp.commands",
     ):
         try:
             register = __import__(module, fromlist=["register"]).register

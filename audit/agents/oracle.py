@@ -8,6 +8,9 @@ captioned steps.  If the oracle does not pass the judge on a task, the compiler,
 session or judge is broken, not an agent.  In a `ReviewSession` (two-stage) it cannot act, so it
 cites the recorded frames that exist: the exposing steps' frames when the explorer made them
 (an oracle explorer), else the last recorded ones.
+
+`--agent-option explore=false` files the same findings without acting, citing the start view: a
+correct text with no evidence behind it, the judge's evidence rule's test case (docs/evaluation.md).
 """
 
 from __future__ import annotations
@@ -70,10 +73,18 @@ class OracleAgent:
     pipeline_check = True
     reads_images = False  # acts on tool text only (poses, outcomes, refs)
 
-    def __init__(self, seed: int | str = 0, bundle: str | None = None, **_ignored) -> None:
-        """`bundle` overrides where the rubric is read from (default: the session's bundle)."""
+    def __init__(
+        self, seed: int | str = 0, bundle: str | None = None, explore: bool | str = True, **_ignored
+    ) -> None:
+        """`bundle` overrides where the rubric is read from (default: the session's bundle);
+        `explore=false` files the findings from the start view without acting."""
         self.seed = int(seed)
         self.bundle = Path(bundle) if bundle else None
+        if isinstance(explore, str):
+            if explore.lower() not in ("true", "false", "yes", "no", "1", "0"):
+                raise AgentError(f"explore must be true or false, got {explore!r}")
+            explore = explore.lower() in ("true", "yes", "1")
+        self.explore = explore
 
     def _replay(self, session) -> tuple[list[str], str]:
         """Run the plan's actions; the refs of its captioned steps and the latest frame ref."""
@@ -118,7 +129,7 @@ class OracleAgent:
         except BundleError as exc:
             raise AgentError(f"the oracle cannot read its rubric: {exc}") from exc
         session.call("observe")
-        if session.plan is None:
+        if session.plan is None or not self.explore:
             captioned, last = [], "a0"
         elif any(t.env_action for t in session.tools):
             captioned, last = self._replay(session)
@@ -126,7 +137,9 @@ class OracleAgent:
             captioned, last = self._recorded(session)
         entries = sorted(rubric.entries, key=lambda e: not e.anchor)
         for i, entry in enumerate(entries):
-            evidence = _cap(captioned if i == 0 and captioned else [last])
+            # the plan exposes the anchor: its captioned frames; another entry cites no frame, so the
+            # judge's evidence rule looks for the target in any frame of the episode (audit/evidence.py)
+            evidence = _cap(captioned if captioned else [last]) if i == 0 else []
             session.call(
                 "flag_bug",
                 {

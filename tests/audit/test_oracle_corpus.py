@@ -31,6 +31,8 @@ def test_oracle_succeeds_on_every_shipped_task(built, tmp_path):
         j = json.loads((run / "tasks" / s["task_id"] / "judgment.json").read_text())
         if not j["success"]:
             failed.append((s["task_id"], [e["reason"] for e in j["entries"]]))
+        # the evidence rule was applied with the pixels the episode recorded (audit/evidence.py)
+        assert {e["evidence_test"] for e in j["entries"]} <= {"pixels", "scene-wide"}, s["task_id"]
     assert failed == []
     m = run_metrics(run)
     assert m["run"]["pipeline_check"] is True and m["run"]["label"]

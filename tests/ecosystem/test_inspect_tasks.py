@@ -24,7 +24,7 @@ SMALL = dict(width=160, height=120)
 # (tool, arguments) in order; the replay script below says the same
 SCRIPT = [
     ("move", {"distance_m": 1, "direction": "forward"}),
-    ("turn", {"degrees": 45}),
+    ("turn", {"degrees": -45}),  # left: city_02's bins in view (the judge's evidence rule)
     (
         "flag_bug",
         {
@@ -36,7 +36,7 @@ SCRIPT = [
     ),
     ("done", {"summary": "looked around"}),
 ]
-REPLAY = "move 1 forward\nturn 45\nflag intersection confirmed bins inside each other\ndone looked around\n"
+REPLAY = "move 1 forward\nturn -45\nflag intersection confirmed bins inside each other\ndone looked around\n"
 
 
 def scripted(messages, tools, tool_choice, config):

@@ -21,7 +21,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from wac.audit.mcp_server import build_server  # noqa: E402
-from wac.audit.protocol import ProtocolOptions, ReferenceSession, ref_in, ref_out  # noqa: E402
+from wac.audit.protocol import ARCHIVED, ProtocolOptions, ReferenceSession, ref_in, ref_out  # noqa: E402
 from wac.audit.session import AuditSession, SessionOptions  # noqa: E402
 
 from .conftest import ROOT  # noqa: E402
@@ -154,21 +154,23 @@ def test_a_reference_client_runs_an_episode_over_stdio(built, tmp_path):
     assert "[ref=a1.f0#c1]" in text(got["inspect"]) and jpegs(got["inspect"])
     flag = text(got["flag"])
     assert re.match(r"^Recorded b1 \[confirmed\] \(geometry\): two bins overlap, see a1\.f0\nLedger:\n", flag)
-    assert "evidence: a1.f0, a1" in flag
+    assert "evidence: a1.f0#c1, a1" in flag  # as cited: a crop stays a crop, as in the reference's ledger
     assert got["early_done"].is_error and "full action budget" in text(got["early_done"])
     assert re.search(
         r"^a1 \[call \d+\] model: - \| a1 move forward 1\.0m -> moved", text(got["history"]), re.M
     )
     assert text(got["history"]).index("a1 [call") < text(got["history"]).index("a2 [call")
     assert got["unknown"].is_error and text(got["unknown"]) == "ERROR: Unknown tool"
-    assert text(got["done"]) == "Inspection finished."
+    assert text(got["done"]) == "Inspection finished." + ARCHIVED  # on-demand: the reference's note follows
     assert got["after"].is_error and text(got["after"]) == "ERROR: Episode is finished"
 
     # the reference's episode outputs beside wac's
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["status"] == "completed" and meta["actions_used"] == 2 and meta["max_actions"] == 2
     assert meta["icl_complete"] and meta["icl_examples_delivered"] == ["G2"] and meta["environment"] == "wac"
-    assert meta["flags"][0]["evidence"] == ["a1.f0", "a1"] and meta["done_summary"] == "two bins overlap (b1)"
+    assert (
+        meta["flags"][0]["evidence"] == ["a1.f0#c1", "a1"] and meta["done_summary"] == "two bins overlap (b1)"
+    )
     calls = [json.loads(line) for line in (run_dir / "mcp-calls.jsonl").read_text().splitlines()]
     assert [c["tool"] for c in calls][:3] == ["observe", "read_example", "observe"]
     assert {"time", "tool", "arguments", "text", "images", "is_error"} <= set(calls[0])
@@ -231,7 +233,7 @@ def test_call_cap_and_inspect_budget(built, tmp_path):
     assert r[2].is_error and "inspect budget exhausted (1 calls)" in text(r[2])
     assert r[3].is_error and text(r[3]) == "ERROR: unknown crop ref(s): a0#c4; crops so far: none yet"
     assert text(r[5]) == "ERROR: Tool-call budget exhausted; call done"
-    assert text(r[6]) == "Inspection finished."  # done stays possible
+    assert text(r[6]) == "Inspection finished." + ARCHIVED  # done stays possible
 
 
 def test_no_inspect_tool_and_move_extras(built, tmp_path):
@@ -249,7 +251,7 @@ def test_no_inspect_tool_and_move_extras(built, tmp_path):
 
 
 def test_the_reference_protocol_is_wac_mcps_default(built):
-    from wac.audit.protocol import apply_config
+    from wac.audit.reference_config import apply_config
     from wac.cli import parser
 
     args = parser().parse_args(["mcp", str(built / TASK)])

@@ -14,7 +14,8 @@ pytest.importorskip("pybullet")
 from mcp.client import Client  # noqa: E402
 
 from wac.audit.mcp_server import build_server  # noqa: E402
-from wac.audit.protocol import ProtocolOptions, config_options  # noqa: E402
+from wac.audit.protocol import ARCHIVED, ProtocolOptions  # noqa: E402
+from wac.audit.reference_config import config_options  # noqa: E402
 from wac.audit.replay_mcp import ReplayReference  # noqa: E402
 from wac.audit.session import AuditSession, ReviewSession, SessionOptions, load_recording  # noqa: E402
 from wac.errors import UsageError  # noqa: E402
@@ -90,7 +91,8 @@ def test_play_segments(built, explored, tmp_path):
     assert not again.is_error and _text(again).startswith("a2 play")
     assert over.is_error and "budget exhausted" in _text(over)
     assert (
-        _text(flag).startswith("Recorded b1 [suspect] (geometry)") and _text(done) == "Inspection finished."
+        _text(flag).startswith("Recorded b1 [suspect] (geometry)")
+        and _text(done) == "Inspection finished." + ARCHIVED
     )
     report = json.loads((tmp_path / "play" / "report.json").read_text())
     assert report["done"] and report["bugs"][0]["evidence"]
@@ -141,8 +143,10 @@ def test_the_config_selects_the_replay(tmp_path):
     assert c["replay_dir"] == str(tmp_path / "ex") and c["replay_mode"] == "vqa"
     with pytest.raises(UsageError, match="needs replay_dir"):
         config_options({"environment": "vla-replay", "task": "b"}, tmp_path)
-    with pytest.raises(UsageError, match="reference's"):
-        config_options({"environment": "unreal-http", "task": "b"}, tmp_path)
+    # the reference's backends are served by wac's world of the task (issue 30: the launcher's config as written)
+    assert config_options({"environment": "unreal-http", "task": "b"}, tmp_path)["replay_dir"] is None
+    with pytest.raises(UsageError, match="environment must be one of"):
+        config_options({"environment": "unity", "task": "b"}, tmp_path)
     with pytest.raises(UsageError, match="unknown config key"):
         config_options({"task": "b", "max_action": 3}, tmp_path)
 

@@ -47,7 +47,9 @@ def free_port() -> int:
 class Server:
     """`wac review BUILD` in a child process, as a reviewer starts it."""
 
-    def __init__(self, build: Path, db: Path, cache: Path, width: int = 320, height: int = 240) -> None:
+    def __init__(
+        self, build: Path, db: Path, cache: Path, width: int = 320, height: int = 240, extra: tuple = ()
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "WAC_CACHE_DIR": str(cache / "examples")}
@@ -68,6 +70,7 @@ class Server:
                 str(width),
                 "--height",
                 str(height),
+                *extra,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

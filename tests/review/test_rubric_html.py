@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("markdown_it")
-from wac.review.app import rubric_html  # noqa: E402
+from wac.review.rubric import rubric_html  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "bundles"
 
