@@ -39,7 +39,7 @@ from wac.errors import BundleError, CorruptFile, JudgeCallError, UsageError  # n
 from wac.suggest import nearby
 from wac.taxonomy.registry import registry
 
-from .evidence import EvidenceRule, read_sightings, trajectory_frames
+from .evidence import EvidenceRule, ViewFrame, read_sightings, trajectory_frames
 from .frames import REF
 from .judge_prompts import PROMPTS
 from .judge_vlm import (  # noqa: F401 - the VLM judge, re-exported
@@ -249,24 +249,11 @@ def judge_context(task_dir: Path, meta: dict) -> JudgeContext:
     return ctx
 
 
-def frame_poses(traj: Path) -> dict[str, dict]:
-    """Every frame's pose by ref, in time order (an action's film frames before its final one)."""
-    poses: dict[str, dict] = {}
-    for s in _steps(traj):
-        n = s.get("step", 0)
-        for k, f in enumerate(s.get("film") or (), start=1):
-            if f.get("pose"):
-                poses[f"a{n}.f{k}"] = f["pose"]
-        if s.get("pose"):
-            poses[f"a{n}"] = s["pose"]
-    return poses
-
-
-def evidence_rule(traj: Path, ctx: JudgeContext) -> EvidenceRule:
-    """The evidence rule of the episode whose frames are in `traj` (audit/evidence.py)."""
+def evidence_rule(traj: Path, frames: tuple[ViewFrame, ...], ctx: JudgeContext) -> EvidenceRule:
+    """The evidence rule of the episode whose `frames` are in `traj` (audit/evidence.py)."""
     return EvidenceRule(
         read_sightings(traj.parent),
-        tuple(trajectory_frames(traj)),
+        frames,
         ctx.points,
         ctx.radii,
         ctx.eye_height_m,
@@ -275,9 +262,9 @@ def evidence_rule(traj: Path, ctx: JudgeContext) -> EvidenceRule:
     )
 
 
-def bug_poses(bugs: list[dict], traj: Path) -> dict[str, list[dict]]:
+def bug_poses(bugs: list[dict], frames: tuple[ViewFrame, ...]) -> dict[str, list[dict]]:
     """Per bug id: where it was flagged and the poses of the frames it cites."""
-    poses = frame_poses(traj)
+    poses = {f.ref: f.pose for f in frames}
     out: dict[str, list[dict]] = {}
     for b in bugs:
         own = [b["pose"]] if isinstance(b.get("pose"), dict) else []
@@ -404,8 +391,9 @@ def judge_task(
     active = [b for b in report.get("bugs") or () if b.get("status") != "retracted"]
     bugs = counted_bugs(active)  # what the judge reads: the first MAX_COUNTED_BUGS active bugs
     ctx = judge_context(task_dir, meta)
-    located = bug_poses(bugs, traj) if backend == "keyword" else {}
-    rule = evidence_rule(traj, ctx)
+    frames = tuple(trajectory_frames(traj))
+    located = bug_poses(bugs, frames) if backend == "keyword" else {}
+    rule = evidence_rule(traj, frames, ctx)
     fallback = initial_final(traj)
     cited = cited_refs(bugs, traj)
     model = KEYWORD_MODEL if backend == "keyword" else vlm.label

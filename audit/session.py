@@ -26,6 +26,7 @@ import numpy as np
 from wac.bundle.model import AgentContext, PlanStep, SelfCheckPlan
 from wac.bundle.reader import Bundle
 from wac.errors import BundleError, UsageError
+from wac.runtime.timing import TIMINGS
 from wac.taxonomy.reference import same_category
 
 from .evidence import TargetSightings
@@ -70,15 +71,14 @@ class SessionOptions:
     max_sim_s: float | None = None  # stop environment actions after this much simulated time
     budget_actions: int | None = None  # replaces the task's budget (before the multiplier); explorers
     variant: str = "perturbed"
-    timing: str = (
-        "wac"  # seconds per action and film sampling: wac's or the reference runtime's (runtime/timing.py)
-    )
+    # seconds per action and film sampling: wac's or the reference runtime's (runtime/timing.py)
+    timing: str = "wac"
 
     def __post_init__(self) -> None:
         if self.observation not in ("final", "film"):
             raise UsageError(f"observation must be 'final' or 'film', got {self.observation!r}")
-        if self.timing not in ("wac", "reference"):
-            raise UsageError(f"timing must be 'wac' or 'reference', got {self.timing!r}")
+        if self.timing not in TIMINGS:
+            raise UsageError(f"timing must be one of {', '.join(TIMINGS)}, got {self.timing!r}")
         if not (0 < self.budget_multiplier <= 20):
             raise UsageError(f"budget multiplier must be in (0, 20], got {self.budget_multiplier}")
 
@@ -430,7 +430,6 @@ class AuditSession(_Session):
         """`film_images=False` (an agent that reads no images, final observations): film frames keep
         their refs, times and poses (coverage counts them) but are not rendered; `inspect` refuses them."""
         from wac.runtime.env import WorldEnv, load_task
-        from wac.runtime.timing import TIMINGS
 
         options = options or SessionOptions()
         self.tools = live_tools(example=options.example and examples is not None)

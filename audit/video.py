@@ -71,21 +71,10 @@ def recorded_shots(traj) -> list[Shot] | None:
 
 def replayed_shots(traj, bundle: Path) -> list[Shot]:
     """The episode's frames rendered again by replaying its actions (checked against its poses)."""
-    from wac.runtime.env import WorldEnv
+    from wac.runtime.replay import replay_env
 
-    m, first = traj.meta, traj.steps[0]
-    p = first["pose"]
-    env = WorldEnv(
-        bundle,
-        variant=m.get("variant", "perturbed"),
-        seed=int(m.get("seed", 0)),
-        width=int(m.get("width", 640)),
-        height=int(m.get("height", 480)),
-        hfov_deg=float(m.get("hfov_deg", 90.0)),
-        film_interval_s=m.get("film_interval_s", 0.5),
-        start=_start_override(env_task(bundle), p),
-        budget=m.get("budget"),
-    )
+    first = traj.steps[0]
+    env = replay_env(traj, bundle)
     try:
         shots = [Shot("a0", 0.0, _caption("a0", first, 0.0), env.history[0].frame)]
         for s, action in zip(traj.steps[1:], traj.actions(), strict=True):
@@ -100,20 +89,6 @@ def replayed_shots(traj, bundle: Path) -> list[Shot]:
     finally:
         env.close()
     return shots
-
-
-def env_task(bundle: Path):
-    from wac.runtime.env import load_task
-
-    return load_task(bundle)[0]
-
-
-def _start_override(task, pose: dict) -> tuple[float, float, float, float] | None:
-    """The recorded start pose when it is not the task's own (a closer-start episode)."""
-    s = task.exploration.start
-    own = (*s.position[:2], s.yaw_deg, s.pitch_deg)
-    rec = (pose["x"], pose["y"], pose["yaw_deg"], pose["pitch_deg"])
-    return None if all(abs(a - b) < 1e-3 for a, b in zip(own, rec, strict=True)) else rec
 
 
 def _same_pose(got: dict, want: dict, ref: str) -> None:

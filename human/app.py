@@ -6,12 +6,11 @@ SameSite=Strict cookie, or `Authorization: Bearer TOKEN`), sees their assignment
 from the participant's `AuditSession`: the opening `observe` (the auditor's context, byte for byte
 what an agent reads), tool results, and frames by ref.  No route reads a bundle file: the rubric,
 the target, the perturbation and the clean world have no way to the page.  Writes are POSTs with
-the `X-Wac-Human` header; requests for other host names are refused (`wac.review.app.HostCheck`).
+the `X-Wac-Human` header; requests for other host names are refused (`wac.review.serving.HostCheck`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -27,8 +25,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from wac.audit.tools import live_tools
-from wac.errors import AuthError, PlayError, StoreError, UsageError, WacError
-from wac.review.app import LOCAL_HOSTS, HostCheck
+from wac.errors import PlayError, StoreError, UsageError, WacError
+from wac.review.serving import json_error, local_app
 from wac.review.signin import TokenSignIn
 
 from .hub import SessionHub
@@ -173,15 +171,7 @@ class HumanApp(TokenSignIn):
             Route("/api/a/{aid:int}/frame/{ref}", self.api_frame),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
-        handlers = {AuthError: _auth_error, WacError: _wac_error}
-        middleware = [Middleware(HostCheck, allowed=allowed_hosts or LOCAL_HOSTS)]
-
-        @contextlib.asynccontextmanager
-        async def lifespan(_app):
-            yield
-            self.hub.shutdown()
-
-        return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware, lifespan=lifespan)
+        return local_app(routes, allowed_hosts, _status, self.hub.shutdown)
 
 
 def _tool_form(spec) -> dict:
@@ -216,25 +206,13 @@ def _tool_form(spec) -> dict:
     return {"name": spec.name, "description": spec.description, "fields": fields, "env": spec.env_action}
 
 
-def _error(message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+_error = json_error
 
 
-async def _auth_error(request: Request, exc: AuthError):
-    return _error(str(exc), 401)
-
-
-async def _wac_error(request: Request, exc: WacError):
-    status = (
-        404
-        if isinstance(exc, PlayError)
-        else 400
-        if isinstance(exc, UsageError)
-        else 409
-        if isinstance(exc, StoreError)
-        else 422
-    )
-    return _error(str(exc), status)
+def _status(exc: WacError) -> int:
+    if isinstance(exc, PlayError):
+        return 404
+    return 400 if isinstance(exc, UsageError) else 409 if isinstance(exc, StoreError) else 422
 
 
 async def _json(request: Request) -> dict:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from wac.bundle.reader import require_build
 from wac.errors import UsageError
-from wac.suggest import close_matches
+from wac.review.serving import add_serve_options, run_actions
 
 DEFAULT_DB = "human.sqlite"
 ACTIONS = ("add-participant", "participants", "assign", "export")
@@ -170,13 +170,7 @@ def _parser(action: str | None) -> argparse.ArgumentParser:
             "`wac human participants`, `wac human assign BUILD`, `wac human export BUILD -o RUN`)",
         )
         p.add_argument("build")
-        p.add_argument("--port", type=int, default=8766)
-        p.add_argument(
-            "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
-        )
-        p.add_argument(
-            "--allow-host", action="append", default=[], help="another Host name to answer to (repeatable)"
-        )
+        add_serve_options(p, 8766)
         p.add_argument(
             "--minutes", type=float, default=10.0, help="time per task (default 10, as in the paper)"
         )
@@ -197,19 +191,7 @@ def _parser(action: str | None) -> argparse.ArgumentParser:
 
 
 def cmd_human(args) -> int:
-    argv = list(args.human_args)
-    action = argv[0] if argv and argv[0] in ACTIONS else None
-    if action is None and argv and not argv[0].startswith("-") and not Path(argv[0]).exists():
-        meant = close_matches(argv[0], ACTIONS)
-        if meant:
-            raise UsageError(f"{argv[0]}: no such build directory; did you mean `wac human {meant[0]}`?")
-    rest = argv[1:] if action else argv
-    rest += (["--db", args.human_db] if args.human_db else []) + (["--help"] if args.human_help else [])
-    try:
-        sub = _parser(action).parse_args(rest)
-    except SystemExit as exc:
-        return int(exc.code or 0) if exc.code in (0, None) else 2
-    return int(sub.func(sub) or 0)
+    return run_actions("human", list(args.human_args), ACTIONS, _parser, args.human_db, args.human_help)
 
 
 def register(subparsers) -> None:

@@ -12,13 +12,11 @@ rebinding), so a page elsewhere in the browser cannot write either.
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import time
 from pathlib import Path
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -32,9 +30,9 @@ from .catalog import FILTERS, apply_filters, choices, progress, read_build, revi
 from .play import PlayError, PlayHub
 from .rating import Rating
 from .rubric import rubric_html
-from .serving import LOCAL_HOSTS
+from .serving import HostCheck, json_error, local_app  # noqa: F401 - HostCheck re-exported
 from .signin import TokenSignIn
-from .store import VERDICTS, AuthError, FlaggedFrame, Store, StoreError
+from .store import VERDICTS, FlaggedFrame, Store, StoreError
 
 HERE = Path(__file__).parent
 COOKIE = "wac_review_token"
@@ -56,22 +54,6 @@ KEYS = (  # the task page's keyboard map: key, what it does (review.js holds the
     ("0", "reset the world to the start"),
 )
 RANGES = "move 0.3–4 m forward|back · turn −180…180° (positive = right) · look −90…90° (positive = down) · interact · wait 0.5–5 s"
-
-
-class HostCheck:
-    """Refuse requests whose Host header names another machine (DNS rebinding)."""
-
-    def __init__(self, app, allowed: set[str]) -> None:
-        self.app, self.allowed = app, allowed
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "http":
-            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-            if name not in self.allowed:
-                await Response("unknown host", status_code=421)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 class ReviewApp(TokenSignIn):
@@ -292,15 +274,7 @@ class ReviewApp(TokenSignIn):
             *(self.rating.routes() if self.rating else ()),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
-        handlers = {AuthError: _auth_error, WacError: _wac_error}
-        middleware = [Middleware(HostCheck, allowed=allowed_hosts or LOCAL_HOSTS)]
-
-        @contextlib.asynccontextmanager
-        async def lifespan(_app):
-            yield
-            self.shutdown()
-
-        return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware, lifespan=lifespan)
+        return local_app(routes, allowed_hosts, _status, self.shutdown)
 
     def shutdown(self) -> None:
         self.hub.shutdown()
@@ -310,17 +284,11 @@ class ReviewApp(TokenSignIn):
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _error(message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+_error = json_error
 
 
-async def _auth_error(request: Request, exc: AuthError):
-    return _error(str(exc), 401)
-
-
-async def _wac_error(request: Request, exc: WacError):
-    status = 404 if isinstance(exc, PlayError) else 400 if isinstance(exc, UsageError | StoreError) else 422
-    return _error(str(exc), status)
+def _status(exc: WacError) -> int:
+    return 404 if isinstance(exc, PlayError) else 400 if isinstance(exc, UsageError | StoreError) else 422
 
 
 async def _json(request: Request) -> dict:

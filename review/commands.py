@@ -17,7 +17,8 @@ from pathlib import Path
 
 from wac.bundle.reader import require_build
 from wac.errors import UsageError
-from wac.suggest import close_matches
+
+from .serving import add_serve_options, run_actions
 
 DEFAULT_DB = "review.sqlite"
 ACTIONS = ("add-reviewer", "reviewers", "export", "labels")
@@ -129,16 +130,7 @@ def _parser(action: str | None) -> argparse.ArgumentParser:
             "`wac review add-reviewer NAME`, `wac review reviewers`, `wac review export BUILD`)",
         )
         p.add_argument("build")
-        p.add_argument("--port", type=int, default=8765)
-        p.add_argument(
-            "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
-        )
-        p.add_argument(
-            "--allow-host",
-            action="append",
-            default=[],
-            help="another Host name the app answers to (repeatable)",
-        )
+        add_serve_options(p, 8765)
         p.add_argument(
             "--cache", help="rendered context and evidence (default: the database path with .cache)"
         )
@@ -156,21 +148,7 @@ def _parser(action: str | None) -> argparse.ArgumentParser:
 
 
 def cmd_review(args) -> int:
-    argv = list(args.review_args)
-    action = argv[0] if argv and argv[0] in ACTIONS else None
-    if action is None and argv and not argv[0].startswith("-") and not Path(argv[0]).exists():
-        meant = close_matches(argv[0], ACTIONS)  # `wac review reviewrs`: a misspelt action, not a build
-        if meant:
-            raise UsageError(f"{argv[0]}: no such build directory; did you mean `wac review {meant[0]}`?")
-    rest = argv[1:] if action else argv
-    # options written before the action word reach the outer parser (argparse's REMAINDER)
-    rest += (["--db", args.review_db] if args.review_db else []) + (["--help"] if args.review_help else [])
-    p = _parser(action)
-    try:
-        sub = p.parse_args(rest)
-    except SystemExit as exc:
-        return int(exc.code or 0) if exc.code in (0, None) else 2
-    return int(sub.func(sub) or 0)
+    return run_actions("review", list(args.review_args), ACTIONS, _parser, args.review_db, args.review_help)
 
 
 def register(subparsers) -> None:

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from wac.errors import UsageError
+from wac.errors import AuthError, UsageError
 
 QUESTIONS = (
     ("exposure", "Was the anomaly exposed in this video (shown clearly enough to be noticed)?"),
@@ -79,7 +79,14 @@ class Rating:
         ]
 
     def _episode(self, request: Request) -> Episode | None:
+        """The episode a page or API call names (None: no such episode)."""
         return self.episodes.get(int(request.path_params["number"]))
+
+    def _api_episode(self, request: Request) -> Episode | None:
+        """The episode an API read names, for a signed-in rater (AuthError: 401)."""
+        if self.app.signed_in(request) is None:
+            raise AuthError("sign in first")
+        return self._episode(request)
 
     def _mine(self, name: str) -> dict[tuple[str, str], dict[str, bool]]:
         out: dict[tuple[str, str], dict[str, bool]] = {}
@@ -159,9 +166,7 @@ class Rating:
         return JSONResponse({"episode": e.number, "kind": kind, "value": value, "rater": me.name})
 
     async def api_video(self, request: Request):
-        if self.app.signed_in(request) is None:
-            return JSONResponse({"error": "sign in first"}, status_code=401)
-        e = self._episode(request)
+        e = self._api_episode(request)
         if e is None:
             return JSONResponse({"error": "no such episode"}, status_code=404)
         from starlette.concurrency import run_in_threadpool
@@ -181,9 +186,7 @@ class Rating:
         return out
 
     async def api_frame(self, request: Request):
-        if self.app.signed_in(request) is None:
-            return JSONResponse({"error": "sign in first"}, status_code=401)
-        e = self._episode(request)
+        e = self._api_episode(request)
         if e is None:
             return JSONResponse({"error": "no such episode"}, status_code=404)
         from wac.audit.judge import frame_file, frames_dir, read_report

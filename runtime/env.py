@@ -84,10 +84,12 @@ class StepResult:
 
 
 def load_task(bundle_or_task) -> tuple[CompiledTask, Path | None]:
-    """A CompiledTask from a task object, a bundle directory (verified against its manifest: a
-    damaged bundle is not run) or its task.json (read as it is)."""
+    """A CompiledTask from a task object, an open `Bundle`, a bundle directory (verified against its
+    manifest: a damaged bundle is not run) or its task.json (read as it is)."""
     if isinstance(bundle_or_task, CompiledTask):
         return bundle_or_task, None
+    if isinstance(bundle_or_task, Bundle):
+        return bundle_or_task.task(), bundle_or_task.path
     bundle = Bundle.open(bundle_or_task, verify=Path(bundle_or_task).is_dir())
     return bundle.task(), bundle.path
 

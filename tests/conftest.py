@@ -68,3 +68,20 @@ def shipped_build(tmp_path_factory):
     sources = [ROOT / "tasks_src", ROOT / "taxonomy" / "examples"]
     res = compile_project(sources, ROOT, out=out, jobs=min(2, os.cpu_count() or 1), strict=True)
     return res, out
+
+
+@pytest.fixture(scope="session")
+def built(shipped_build) -> Path:
+    """The shipped tasks and the taxonomy's demonstration tasks, compiled once per session."""
+    res, out = shipped_build
+    assert res.ok, [d.message for d in res.diagnostics]
+    return out
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _example_cache(tmp_path_factory):
+    """Rendered in-context examples go to a private cache, never to the user's ~/.cache (every test)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("WAC_CACHE_DIR", str(tmp_path_factory.mktemp("wac_cache")))
+    yield
+    mp.undo()

@@ -18,23 +18,6 @@ TASK = "city_bench_faces_away"  # a small world whose id names its anomaly (a pa
 SMALL = ("--width", "96", "--height", "72")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _example_cache(tmp_path_factory):
-    """Rendered in-context examples go to a private cache, never to the user's ~/.cache."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("WAC_CACHE_DIR", str(tmp_path_factory.mktemp("wac_cache")))
-    yield
-    mp.undo()
-
-
-@pytest.fixture(scope="session")
-def built(shipped_build) -> Path:
-    """The shipped tasks and the taxonomy's demonstration tasks, compiled once per session."""
-    res, out = shipped_build
-    assert res.ok, [d.message for d in res.diagnostics]
-    return out
-
-
 def make_db(built: Path, db: Path, names=("alice", "bob")) -> dict[str, str]:
     """A database with `names` as participants, each assigned TASK (two per task); their tokens."""
     from wac.human.store import HumanStore
