@@ -87,6 +87,10 @@ def stop_pool(executor) -> None:
     """Cancel an executor's queued jobs and kill its running workers (without waiting for them)."""
     # read the workers first: shutdown() drops the executor's reference to them
     procs = list((getattr(executor, "_processes", None) or {}).values())
+    # cancel the queue here: shutdown(cancel_futures=True) leaves it to the pool's manager thread,
+    # which, seeing the killed workers first, fails the queued jobs as BrokenProcessPool instead
+    for item in list((getattr(executor, "_pending_work_items", None) or {}).values()):
+        item.future.cancel()  # False for a job already handed to a worker
     executor.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         with contextlib.suppress(Exception):
