@@ -23,7 +23,7 @@ from wac.compiler.layout import Layout
 from wac.compiler.operators import REQUIRES, Context, Hints, Unit, unit
 from wac.compiler.operators.base import find_object
 from wac.compiler.values import Evaluator
-from wac.taxonomy.registry import OperatorSpec, registry
+from wac.taxonomy.registry import PARAM_TYPES, OperatorSpec, registry
 
 
 @dataclass(frozen=True)
@@ -72,9 +72,11 @@ def lower(a: N.Anomaly, built: Built, layout: Layout, diag: Collector) -> Lowere
         targets.append(o)
     for o, name in zip(targets, a.operand, strict=False):
         for req in spec.requires:
-            ok, why, hint = REQUIRES[req]
-            if not ok(o):
-                diag.error("E607", f"`{spec.name}` does not apply to `{o.id}`: it {why}", name.span, hint)
+            need = REQUIRES[req]
+            if not need.test(o):
+                diag.error(
+                    "E607", f"`{spec.name}` does not apply to `{o.id}`: it {need.fails}", name.span, need.fix
+                )
                 return None
     affects = _affects(a, targets, built, diag)
     if affects is None:
@@ -294,15 +296,7 @@ def _params(a: N.Anomaly, spec: OperatorSpec, diag: Collector) -> tuple[dict, di
             elif p.default is not None:
                 out[p.name] = _default(p)
             continue
-        t = {
-            "vec2": T.VEC2,
-            "vec3": T.VEC3,
-            "object": T.OBJECT,
-            "part": T.PART,
-            "material": T.MATERIAL,
-            "prefab": T.PREFAB,
-            "enum": T.ENUM,
-        }.get(p.type, p.type)
+        t = p.type  # registry.PARAM_TYPES: exactly the value types of compiler/schema.py
         lo, hi = p.min, p.max
         if t in (T.VEC2, T.VEC3) and cl.value is not None:
             out[p.name] = ev.value(cl.value, t, f"`{p.name}`", lo, hi)
@@ -362,20 +356,4 @@ def _default(p):
 
 
 def _example(p) -> str:
-    return {
-        "length": "0.4 m",
-        "angle": "30 deg",
-        "duration": "2 s",
-        "speed": "5 m/s",
-        "mass": "0.1 kg",
-        "vec2": "(1, 0)",
-        "vec3": "(0.2, 0, 0)",
-        "scale": "2.5",
-        "color": '"#c03030"',
-        "object": "OBJECT_ID",
-        "part": "PART_ID",
-        "material": "wood",
-        "prefab": "PREFAB",
-        "number": "1.1",
-        "fraction": "0.5",
-    }.get(p.type, p.choices[0] if p.choices else "VALUE")
+    return PARAM_TYPES[p.type].example or (p.choices[0] if p.choices else "VALUE")

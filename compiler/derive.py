@@ -108,7 +108,7 @@ def _applicable(spec: OperatorSpec, obj) -> bool:
         if req == "nonsolid":
             if obj.solid:
                 return False
-        elif req in REQUIRES and not REQUIRES[req][0](obj):
+        elif req in REQUIRES and not REQUIRES[req].test(obj):
             return False
     return True
 

@@ -1,6 +1,7 @@
 """The compiler pipeline, pass by pass.
 
-`compile_project` reads task sources and produces task bundles:
+`compile_project` reads task sources and produces task bundles; `compile_task` runs passes 3-7c
+for one task, in this order:
 
   1. parse      source bytes -> syntax tree                 (parse.py)
   2. AST        statements -> typed declarations             (elaborate.py)
@@ -8,11 +9,19 @@
   4. assemble   generators expanded (rows, grids, rings and rooms, then scatters), objects
                 placed, parts and bounds laid out            (generate.py, placement.py, rooms.py,
                                                               layout.py, assemble.py)
-  5. check      clean scene, bounds, start, reachability     (validate.py)
-  6. anomalies  operators checked and lowered to effects     (anomalies.py, operators/)
-  6b. honesty  no anomaly on a benign object, no second defect in the perturbed world, no
-               give-away text                            (honesty.py, perturbed.py, giveaway.py)
-  7. lower      bundle models: task, context, rubric, plan   (lower.py, rubric.py, plan.py)
+  5. check      clean scene and clean world (no detector finds an anomaly), walkable grid,
+                start                                        (validate.py, world_alone.py)
+  6. anomalies  one anomaly (E530, E531 unless multi)        (pipeline.py)
+  6a. halves    `part upper_half`: the surface cut in both worlds   (part_split.py)
+  6. lowering   operators checked and lowered to effects     (anomalies.py, operators/)
+  6b. honesty   no anomaly on a benign object, target names (E545), no second defect in the
+                perturbed world, no invisible symmetric change (E538)
+                                                             (honesty.py, perturbed.py, symmetry.py)
+  6c. alone     each anomaly evident in its own world, nothing else there  (world_alone.py)
+  6d. targets   distinct targets (E532), the anchor within the bounds (E533)   (pipeline.py)
+  7. plan       the self-check plans, within the budget (E534, E535)   (plan.py)
+  7a. lower     bundle models: task, context, rubric         (lower.py, rubric.py)
+  7b. give-away nothing the auditor reads names target and defect   (giveaway.py, via honesty.py)
   7c. start view  W542/W543: the start does not cover a target, nor stand near one (start_view.py)
   8. emit       bundles written atomically, index, cache     (emit.py)
 
@@ -116,7 +125,7 @@ def assemble_task(
 
 
 def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) -> Lowered3 | None:
-    """Passes 3-7 for one task."""
+    """Passes 3-7c for one task (the module docstring lists them in this order)."""
     assembled = assemble_task(task, path, loader, diag)  # 3. resolve, 4. assemble
     if assembled is None:
         return None
@@ -128,7 +137,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     if diag:
         return None
     tk = built.task_settings or {}
-    anomalies = task.body.anomalies  # 6. anomalies
+    anomalies = task.body.anomalies  # 6. one anomaly
     multi = bool(tk.get("multi_anomaly", {}).get("flag"))
     if not anomalies:
         diag.error(
@@ -149,20 +158,20 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     split_halves(built, anomalies, diag)  # 6a. `part upper_half`: cut the surface in both worlds
     if diag:
         return None
-    lowered = lower_anomalies(anomalies, built, layout, diag)
+    lowered = lower_anomalies(anomalies, built, layout, diag)  # 6. lowering
     if diag or any(x is None for x in lowered):
         return None
-    check_benign(built, anomalies, lowered, diag)
+    check_benign(built, anomalies, lowered, diag)  # 6b. honesty
     check_target_names(scene_decl, anomalies, lowered, built, diag)  # E545
     check_perturbed(built, lowered, lambda low: low.span, diag)
-    check_visible_change(built, lowered, layout.materials.used, diag)
+    check_visible_change(built, lowered, layout.materials.used, diag)  # E538
     if diag:
         return None
     check_benign_category(built, lowered, diag, loader.memo)  # 6c. evident in its own world, alone
     check_evident(built, lowered, layout.materials.used, grid, lambda low: low.span, diag, loader.memo)
     if diag:
         return None
-    targets = [t for low in lowered for t in low.targets if t in built.objects]
+    targets = [t for low in lowered for t in low.targets if t in built.objects]  # 6d. targets
     if len(set(targets)) != len(targets):
         diag.error(
             "E532",
@@ -184,7 +193,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
                 "widen the bounds or pick a target inside them",
             )
             return None
-    try:  # 7. lower
+    try:  # 7. plan
         dynamic = tuple(
             (o.aabb_min[0], o.aabb_min[1], o.aabb_max[0], o.aabb_max[1])
             for o in built.objects.values()
@@ -220,7 +229,8 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
         source = str(path.relative_to(loader.root.resolve()))
     except ValueError:
         pass
-    out = lower_task(task.name, source, built, lowered, meta, layout, plan)
+    out = lower_task(task.name, source, built, lowered, meta, layout, plan)  # 7a. lower
+    # 7b. the give-away scan of what the auditor reads
     check_giveaway(task, scene_decl, built, lowered, out.context, layout.materials.used, diag)
     check_start_view(task, built, out, lowered, grid, diag, loader.memo)  # 7c. W542, W543
     return None if diag else out

@@ -13,7 +13,7 @@ from wac.compiler.anomalies import Lowered
 from wac.compiler.operators import trigger_action, trigger_phrase
 from wac.compiler.operators.spatial import color_name
 from wac.errors import TaxonomyError
-from wac.taxonomy.registry import registry
+from wac.taxonomy.registry import PARAM_TYPES, RUBRIC_WORDS, registry
 
 
 class _Words(dict):
@@ -31,20 +31,18 @@ class _Words(dict):
         )
 
 
-UNIT_SUFFIX = {"length": " m", "angle": " deg", "duration": " s", "speed": " m/s", "mass": " kg"}
-
-
 def _quantity(spec, name: str, value, objects: dict[str, B.SceneObject]) -> str:
     """A parameter's value in the rubric's words: a number with its unit, a point or offset in metres,
     a colour by its name, an object by its display name."""
     p = spec.param(name)
     kind = p.type if p else ""
+    unit = PARAM_TYPES[kind].unit if kind else ""
     if kind == "color" and isinstance(value, tuple):
         return color_name(value)
     if kind == "object" and isinstance(value, str) and value in objects:
         return objects[value].name
     if isinstance(value, float):
-        return f"{value:g}{UNIT_SUFFIX.get(kind, '')}"
+        return f"{value:g} {unit}" if unit else f"{value:g}"
     if isinstance(value, tuple) and all(isinstance(v, float) for v in value):
         inner = ", ".join(f"{v:g}" for v in value)
         return f"({inner}) m" if kind in ("vec2", "vec3") else f"({inner})"
@@ -116,6 +114,7 @@ def _words(low: Lowered, objects: dict[str, B.SceneObject]) -> _Words:
     words["trigger_words_bare"] = phrase
     words["expected_trigger_words"] = " whatever the agent does" if triggered else ""
     words["inspection_trigger_words"] = f", {trigger_action(low.trigger)}" if triggered else ""
+    assert set(words) - set(low.params) <= set(RUBRIC_WORDS), "RUBRIC_WORDS names every common word"
     words.update({k: str(v) for k, v in low.words.items()})
     return _Words(low.spec.name, words)
 

@@ -120,6 +120,67 @@ class CategorySpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ParamType:
+    """What an operator parameter's `type:` names: how the language reference writes it, the unit
+    its numbers carry in the docs and the rubric, and a value for a hint."""
+
+    docs: str  # the language reference's word for it
+    unit: str = ""  # after a number, in the docs and the rubric ("m", "deg")
+    example: str = ""  # a value in the language's syntax ("" for enum: its first choice)
+    ranged: bool = True  # takes `min`/`max`
+
+
+# the parameter types an operator may declare: exactly the compiler's value types an anomaly
+# clause is evaluated as (tests/taxonomy/test_param_types.py evaluates each example)
+PARAM_TYPES = {
+    "length": ParamType("length", "m", "0.4 m"),
+    "angle": ParamType("angle", "deg", "30 deg"),
+    "duration": ParamType("duration", "s", "2 s"),
+    "speed": ParamType("speed", "m/s", "1.5 m/s"),
+    "mass": ParamType("mass", "kg", "0.1 kg"),
+    "number": ParamType("number", "", "1.1"),
+    "fraction": ParamType("fraction 0–1", "", "0.5"),
+    "scale": ParamType("factor or (fx, fy, fz)", "", "2.5"),
+    "vec2": ParamType("(x, y)", "", "(1, 0)"),
+    "vec3": ParamType("(x, y, z)", "", "(0.2, 0, 0)"),
+    "color": ParamType("colour", "", '"#c03030"', ranged=False),
+    "object": ParamType("object id", "", "OBJECT_ID", ranged=False),
+    "part": ParamType("part id", "", "PART_ID", ranged=False),
+    "material": ParamType("material name", "", "wood", ranged=False),
+    "prefab": ParamType("prefab name", "", "PREFAB", ranged=False),
+    "enum": ParamType("word", "", "", ranged=False),
+}
+PARAM_KEYS = ("type", "required", "default", "min", "max", "choices", "doc")
+OPERATOR_KEYS = (
+    "category",
+    "categories",
+    "operand",
+    "triggers",
+    "requires",
+    "params",
+    "summary",
+    "rubric",
+    "defect_terms",
+    "reference",
+    "if_invisible",
+    "observable",
+    "notes",
+    "example",
+)
+OPERANDS = ("object", "objects", "new_object", "none")
+TRIGGER_CLASSES = ("static", "temporal", "distance", "contact", "interact")
+
+
+def _unknown(where: str, what: str, given, known) -> None:
+    """A name of `given` that `known` lacks is an error naming `where`, with a did-you-mean."""
+    for name in given:
+        if name not in known:
+            near = difflib.get_close_matches(str(name), list(known), n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise TaxonomyError(f"{where}: unknown {what} {name!r}{hint} (known: {', '.join(known)})")
+
+
+@dataclass(frozen=True, slots=True)
 class Param:
     name: str
     type: str
@@ -147,6 +208,9 @@ class OperatorSpec:
     if_invisible: str = ""
     # the self-check observable for this operator, over its category's (None = the category's)
     observable: str | None = None
+    # prose the language reference adds after the parameters (how it behaves, where it comes from)
+    notes: str = ""
+    example: str = ""  # an `anomaly` line for the docs when no shipped task uses the operator
 
     def category_for(self, trigger_class: str) -> Category | None:
         return dict(self.categories).get(trigger_class)
@@ -192,7 +256,17 @@ def _load_yaml(name: str):
     )  # libyaml's safe loader when present
 
 
-def _param(name: str, spec: dict) -> Param:
+def _param(op: str, name: str, spec: dict) -> Param:
+    where = f"operators.yaml: {op}: parameter `{name}`"
+    if not isinstance(spec, dict) or "type" not in spec:
+        raise TaxonomyError(f"{where}: needs a mapping with a `type` (one of {', '.join(PARAM_TYPES)})")
+    _unknown(where, "key", spec, PARAM_KEYS)
+    _unknown(where, "type", [spec["type"]], PARAM_TYPES)
+    kind = PARAM_TYPES[spec["type"]]
+    if not kind.ranged and ("min" in spec or "max" in spec):
+        raise TaxonomyError(f"{where}: a {spec['type']} takes no `min`/`max`")
+    if (spec["type"] == "enum") != bool(spec.get("choices")):
+        raise TaxonomyError(f"{where}: `choices` go with `type: enum`, and an enum needs them")
     default = spec.get("default")
     if isinstance(default, list):
         default = tuple(default)
@@ -206,6 +280,25 @@ def _param(name: str, spec: dict) -> Param:
         choices=tuple(spec.get("choices", ())),
         doc=spec.get("doc", ""),
     )
+
+
+# the words every rubric template may name besides the operator's parameters and its unit's words
+# (wac.compiler.rubric fills exactly these)
+RUBRIC_WORDS = (
+    "name",  # the focus object's display name
+    "names",  # the targets' names, listed ("crate and barrel")
+    "trigger_words",  # " after the agent looks away and comes back" (empty without a trigger)
+    "trigger_words_bare",  # the same without the leading space
+    "expected_trigger_words",  # " whatever the agent does" (empty without a trigger)
+    "inspection_trigger_words",  # ", turn away and come back" (empty without a trigger)
+)
+
+
+def placeholders(template: str) -> tuple[str, ...]:
+    """The `{word}` placeholders of a rubric template, in order."""
+    import string
+
+    return tuple(f for _, f, _, _ in string.Formatter().parse(template) if f is not None)
 
 
 # the rubric templates an operator spec holds: the three the paper's rubric has, then `condition`
@@ -230,6 +323,17 @@ def _rubric(name: str, spec: dict) -> tuple[tuple[str, str], ...]:
 
 
 def _operator(name: str, spec: dict) -> OperatorSpec:
+    where = f"operators.yaml: {name}"
+    _unknown(where, "key", spec, OPERATOR_KEYS)
+    _unknown(where, "operand", [spec.get("operand")], OPERANDS)
+    _unknown(where, "trigger class", spec.get("triggers", ()), TRIGGER_CLASSES)
+    _unknown(where, "trigger class", (spec.get("categories") or {}), TRIGGER_CLASSES)
+    _unknown(
+        where,
+        "category",
+        [*(spec.get("categories") or {}).values()] or [spec.get("category")],
+        [str(c) for c in Category],
+    )
     if "categories" in spec:
         cats = tuple((k, Category(v)) for k, v in spec["categories"].items())
     else:
@@ -240,13 +344,15 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
         operand=spec["operand"],
         triggers=tuple(spec["triggers"]),
         requires=tuple(spec.get("requires", ())),
-        params=tuple(_param(k, v) for k, v in (spec.get("params") or {}).items()),
+        params=tuple(_param(name, k, v) for k, v in (spec.get("params") or {}).items()),
         summary=spec["summary"],
         rubric=_rubric(name, spec),
         defect_terms=tuple(str(t) for t in spec.get("defect_terms", ())),
         reference=tuple(spec.get("reference", ())),
         if_invisible=" ".join(str(spec.get("if_invisible", "")).split()),
         observable=spec.get("observable"),
+        notes=" ".join(str(spec.get("notes", "")).split()),
+        example=str(spec.get("example", "")),
     )
 
 

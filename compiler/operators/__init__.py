@@ -9,7 +9,9 @@ build.  Adding an operator: its spec entry, one `@operator` function in the fami
 
 from __future__ import annotations
 
-from wac.taxonomy.registry import registry
+import difflib
+
+from wac.taxonomy.registry import RUBRIC_WORDS, placeholders, registry
 
 from . import interactive_physics, semantic, spatial, static_physics, temporal  # noqa: F401  (registers)
 from .base import REQUIRES, UNITS, Context, Hints, Lowering, Unit, trigger_action, trigger_phrase
@@ -29,6 +31,28 @@ if _missing or _extra:
     )
 
 
+def undeclared_words(spec, unit_words) -> list[str]:
+    """The placeholders of `spec`'s rubric templates that neither a parameter, `RUBRIC_WORDS` nor
+    the unit's declared words fill, each with a did-you-mean."""
+    known = [*RUBRIC_WORDS, *(p.name for p in spec.params), *unit_words]
+    out = []
+    for key, template in spec.rubric:
+        for word in placeholders(template):
+            if word not in known:
+                near = difflib.get_close_matches(word, known, n=1)
+                out.append(f"{{{word}}} in `{key}`" + (f" (did you mean {{{near[0]}}}?)" if near else ""))
+    return out
+
+
+for _spec in registry().operators:
+    _bad = undeclared_words(_spec, UNITS[_spec.name].words)
+    if _bad:
+        raise ImportError(
+            f"operators.yaml: {_spec.name}: the rubric names {', '.join(_bad)}, which no parameter, "
+            f"no common rubric word ({', '.join(RUBRIC_WORDS)}) and no word of its unit fills"
+        )
+
+
 def unit(name: str) -> Unit:
     return UNITS[name]
 
@@ -43,5 +67,6 @@ __all__ = [
     "trigger_action",
     "trigger_phrase",
     "unit",
+    "undeclared_words",
     "unit_mismatch",
 ]

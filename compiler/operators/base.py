@@ -31,47 +31,66 @@ from wac.compiler.assemble import Built, make_object
 from wac.compiler.diagnostics import Collector, did_you_mean
 from wac.compiler.layout import Layout, world_bounds
 from wac.compiler.spans import Span
+from wac.errors import TaxonomyError
 from wac.taxonomy.registry import OperatorSpec, check_plan_kind
 
 DIRECTIONS = {"north": (0.0, 1.0), "south": (0.0, -1.0), "east": (1.0, 0.0), "west": (-1.0, 0.0)}
 
-# what the spec's `requires` names: (test, why it fails, fix hint)
-REQUIRES: dict[str, tuple[Callable[[B.SceneObject], bool], str, str]] = {
-    "solid": (lambda o: o.solid, "is not solid", "pick a solid object, or make it solid"),
-    "supported": (
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """What the spec's `requires` names: a test of the target, why it fails, the fix, and how the
+    language reference says it ("Target must be: …")."""
+
+    test: Callable[[B.SceneObject], bool]
+    fails: str
+    fix: str
+    docs: str
+
+
+REQUIRES: dict[str, Requirement] = {
+    "solid": Requirement(lambda o: o.solid, "is not solid", "pick a solid object, or make it solid", "solid"),
+    "supported": Requirement(
         lambda o: o.support is not None,
         "rests on the ground, not on another object",
         "pick an object that rests `on` another one",
+        "resting `on` another object",
     ),
-    "dynamic": (
+    "dynamic": Requirement(
         lambda o: o.dynamic,
         "is static (give it a `mass` to make it dynamic)",
         "pick an object with a `mass`, or give it one",
+        "dynamic (has a `mass`)",
     ),
-    "door": (
+    "door": Requirement(
         lambda o: any(p.hinge for p in o.parts),
         "is not a door (it has no hinged part)",
         "pick a door (an object with a hinged part)",
+        "a door (a part with a `hinge`)",
     ),
-    "lamp": (
+    "lamp": Requirement(
         lambda o: o.lit is not None,
         "is not a lamp (it has no emitting part)",
         "pick a lamp (an object with an emitting part)",
+        "a lamp (a part that `emits`)",
     ),
-    "animated": (
+    "animated": Requirement(
         lambda o: any(p.spin for p in o.parts),
         "has no animated (spinning) part",
         "pick an object with a spinning part",
+        "animated (a part that `spin`s)",
     ),
-    "interactive": (
+    "interactive": Requirement(
         lambda o: bool(o.interactions),
         "cannot be interacted with (add `interact …`)",
         "pick an interactive object, or add `interact …` to it",
+        "interactive (has `interact …`)",
     ),
-    "liquid": (
+    "liquid": Requirement(
         lambda o: o.liquid_depth_m is not None,
         "is not a liquid or pit (`liquid yes`)",
         "pick a pond or pit (`liquid yes`)",
+        "a liquid or pit (`liquid yes`)",
     ),
 }
 
@@ -220,6 +239,9 @@ class Unit:
     aim: Literal["object", "ground"] = "object"
     alone: bool = False  # it shows in every frame: never drawn as an extra of a derived multi-anomaly task
     module: str = ""
+    # the rubric words its lowering adds to the parameters and `RUBRIC_WORDS` (checked against the
+    # spec's templates when wac.compiler.operators is imported, and against each lowering)
+    words: tuple[str, ...] = ()
 
     def run(self, cx: Context) -> Lowering | None:
         """The checks in order (the first that fails stops), then the lowering."""
@@ -227,6 +249,12 @@ class Unit:
             if not check(cx):
                 return None
         out = self.lower(cx)
+        if out is not None and not out.words.keys() <= set(self.words):
+            undeclared = sorted(out.words.keys() - set(self.words))
+            raise TaxonomyError(
+                f"operator unit {self.name}: its lowering returns the rubric words {undeclared}, "
+                f"which its `@operator(words=…)` does not declare (it declares {list(self.words)})"
+            )
         if out is not None and out.hints.aim != self.aim:
             out = dataclasses.replace(out, hints=dataclasses.replace(out.hints, aim=self.aim))
         return out
@@ -242,6 +270,7 @@ def operator(
     plan: str | None = None,
     aim: Literal["object", "ground"] = "object",
     alone: bool = False,
+    words: tuple[str, ...] = (),
 ) -> Callable[[Lower], Lower]:
     """Register the decorated function as the lowering of operator `name` (once; a plan kind that is
     no plan kind fails here, at import)."""
@@ -250,7 +279,7 @@ def operator(
         if name in UNITS:
             raise TypeError(f"two units for operator {name!r} ({UNITS[name].module}, {fn.__module__})")
         check_plan_kind(f"operator unit {name}", plan)
-        UNITS[name] = Unit(name, fn, tuple(checks), plan, aim, alone, fn.__module__)
+        UNITS[name] = Unit(name, fn, tuple(checks), plan, aim, alone, fn.__module__, tuple(words))
         return fn
 
     return register

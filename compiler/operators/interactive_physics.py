@@ -15,7 +15,7 @@ def remove_collision(cx: Context) -> Lowering:
     return one(B.SetSolid(target=cx.target.id, solid=False))
 
 
-@operator("floor_hole", plan="walk_along")
+@operator("floor_hole", plan="walk_along", words=("at_words",))
 def floor_hole(cx: Context) -> Lowering | None:
     """A rectangle of flat ground loses its collision (the agent falls in); aimed at by place."""
     (x, y), (w, d) = cx.params["at"], cx.params["size"]
@@ -44,7 +44,7 @@ def interact_through(cx: Context) -> Lowering:
     return one(B.SetMechanism(target=cx.target.id, mechanism="through_walls"))
 
 
-@operator("invisible_wall")
+@operator("invisible_wall", words=("at_words",))
 def invisible_wall(cx: Context) -> Lowering:
     (x, y), size = cx.params["at"], cx.params["size"]
     eff = B.AddBlocker(
@@ -89,7 +89,7 @@ def launch(cx: Context) -> Lowering:
         if cx.params["direction"] == "up"
         else (round(v * m * 0.8, 6), 0.0, round(v * m * 0.6, 6))
     )
-    return one(B.SetPhysics(target=cx.target.id, impulse=impulse), speed=f"{v:g} m/s")
+    return one(B.SetPhysics(target=cx.target.id, impulse=impulse))
 
 
 @operator("overturn")

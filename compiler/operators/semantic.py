@@ -44,7 +44,7 @@ def tilt(cx: Context) -> Lowering:
     return one(B.SetPose(target=o.id, position=cx.rest_on_same_base(o, rot), rotation_deg=rot))
 
 
-@operator("rotate")
+@operator("rotate", words=("rotate_expected", "rotate_inspection", "rotate_words"))
 def rotate(cx: Context) -> Lowering | None:
     o, by, trig = cx.target, cx.params["by"], cx.trigger
     if abs(by) < 10:
@@ -74,7 +74,7 @@ def mirror(cx: Context) -> Lowering:
     return one(B.SetPose(target=o.id, scale=(-sx, sy, sz)))
 
 
-@operator("relocate")
+@operator("relocate", words=("relocate_words",))
 def relocate(cx: Context) -> Lowering | None:
     """Put the target `onto` another object or `to` a place, resting on what is there."""
     o, p = cx.target, cx.params
@@ -107,7 +107,7 @@ def relocate(cx: Context) -> Lowering | None:
     return one(B.SetPose(target=o.id, position=pos), relocate_words=words)
 
 
-@operator("anachronism")
+@operator("anachronism", words=("era_words", "scene_era"))
 def anachronism(cx: Context) -> Lowering | None:
     a = cx.anomaly
     new = cx.new_object(a.new_object)
@@ -139,7 +139,7 @@ def _era_words(cx: Context, new: B.SceneObject, span, hint: str) -> dict | None:
     return {"era_words": f"{new.era.replace('_', ' ')} era", "scene_era": scene_era.replace("_", " ")}
 
 
-@operator("extra_asset")
+@operator("extra_asset", words=("out_of_place_words", "scene_type"))
 def extra_asset(cx: Context) -> Lowering | None:
     """An object out of place by era (E612's reasoning) or by the scene types its prefab is made for."""
     a = cx.anomaly
@@ -175,7 +175,7 @@ def _prefab_scene_types(cx: Context, prefab: str | None) -> tuple[str, ...]:
     return tuple(getattr(i, "text", str(i)) for i in items)
 
 
-@operator("replace")
+@operator("replace", words=("era_words", "scene_era", "with_name"))
 def replace(cx: Context) -> Lowering | None:
     """The target gives way to a prefab of another era, standing where it stood."""
     o, a = cx.target, cx.anomaly

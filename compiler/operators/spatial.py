@@ -18,7 +18,7 @@ def xray(cx: Context) -> Lowering:
     return one(B.SetRender(target=cx.target.id, render="xray"))
 
 
-@operator("hide")
+@operator("hide", words=("hide_expected", "hide_inspection", "hide_words"))
 def hide(cx: Context) -> Lowering:
     """Static: not drawn, its shadow and collider stay; by distance: not drawn from one side of the
     distance; otherwise (temporal): removed from the world."""
@@ -62,7 +62,7 @@ def flip_normals(cx: Context) -> Lowering:
     return one(B.SetRender(target=cx.target.id, render="flip_normals"))
 
 
-@operator("lod_pop", plan="near_far")
+@operator("lod_pop", plan="near_far", words=("distance",))
 def lod_pop(cx: Context) -> Lowering | None:
     if cx.trigger.kind != B.TriggerKind.beyond:
         cx.diag.error("E603", "`lod_pop` takes `when beyond DISTANCE`", cx.anomaly.op_span)
@@ -115,7 +115,7 @@ def displace_shadow(cx: Context) -> Lowering | None:
 @operator("glow")
 def glow(cx: Context) -> Lowering:
     c = cx.params["color"]
-    return Lowering(cx.tint(cx.target, {"emissive": c}, "glow"), {"color": color_name(c)})
+    return Lowering(cx.tint(cx.target, {"emissive": c}, "glow"))
 
 
 @operator("dark_lamp")
@@ -132,7 +132,7 @@ def dark_lamp(cx: Context) -> Lowering | None:
     return one(B.SetLight(target=o.id, lit=True, illuminates=False))
 
 
-@operator("swap_material")
+@operator("swap_material", words=("material_words", "part_words", "to_words"))
 def swap_material(cx: Context) -> Lowering | None:
     o, to = cx.target, cx.params["to"]
     part = cx.part(o)
@@ -162,7 +162,7 @@ def swap_material(cx: Context) -> Lowering | None:
     return Lowering(effects, words)
 
 
-@operator("missing_texture")
+@operator("missing_texture", words=("part_words",))
 def missing_texture(cx: Context) -> Lowering | None:
     """The placeholder look of a missing texture: flat magenta, glowing so that no light shades it."""
     o = cx.target
@@ -186,7 +186,7 @@ def missing_texture(cx: Context) -> Lowering | None:
     return Lowering(effects, {"part_words": part_words(part)})
 
 
-@operator("transparent")
+@operator("transparent", words=("part_words",))
 def transparent(cx: Context) -> Lowering | None:
     o, opacity = cx.target, cx.params["opacity"]
     part = cx.part(o)
@@ -196,7 +196,7 @@ def transparent(cx: Context) -> Lowering | None:
     return Lowering(effects, {"part_words": part_words(part)})
 
 
-@operator("corrupted_frame", alone=True)
+@operator("corrupted_frame", alone=True, words=("color_words",))
 def corrupted_frame(cx: Context) -> Lowering:
     """The reference's corrupted frame: a translucent colour over every rendered frame (the whole
     image, sky included).  It changes no object; the target is where the rubric and plan look."""

@@ -14,7 +14,7 @@ from wac.compiler.layout import world_bounds
 from .base import Context, Hints, Lowering, one, operator
 
 
-@operator("float")
+@operator("float", words=("support",))
 def float_(cx: Context) -> Lowering | None:
     """Raise the target by `by`; it must stand on something (the ground or an object) to begin with."""
     o, a = cx.target, cx.anomaly
@@ -41,7 +41,7 @@ def float_(cx: Context) -> Lowering | None:
     )
 
 
-@operator("remove_support")
+@operator("remove_support", words=("support",))
 def remove_support(cx: Context) -> Lowering:
     """Delete the supporting object; the target stays where it was, in mid-air, instead of falling."""
     o = cx.target
@@ -49,7 +49,7 @@ def remove_support(cx: Context) -> Lowering:
     return one(B.RemoveObject(target=sup.id, keep_in_place=(o.id,)), support=f"the {sup.name}")
 
 
-@operator("sink")
+@operator("sink", words=("support",))
 def sink(cx: Context) -> Lowering:
     o, p = cx.target, cx.params
     x, y, z = o.position
@@ -62,7 +62,7 @@ def sink(cx: Context) -> Lowering:
     return one(eff, support=cx.support_name(o))
 
 
-@operator("push_into")
+@operator("push_into", words=("into_name",))
 def push_into(cx: Context) -> Lowering | None:
     """Move the target towards `into` until their boxes overlap by `depth` along the push."""
     o, p = cx.target, cx.params
@@ -111,7 +111,7 @@ def duplicate(cx: Context) -> Lowering:
     return one(B.AddObject(target=copy.id, object=copy))
 
 
-@operator("misalign")
+@operator("misalign", words=("misalign_words", "part"))
 def misalign(cx: Context) -> Lowering | None:
     o, p, a = cx.target, cx.params, cx.anomaly
     part = cx.part(o)
@@ -181,7 +181,7 @@ def pile(cx: Context) -> Lowering:
     return Lowering(tuple(effects), hints=Hints(focus_point=(ax, ay, 0.4)))
 
 
-@operator("scale")
+@operator("scale", words=("by_words",))
 def scale(cx: Context) -> Lowering | None:
     """Scale the target; seen only from some distances (beyond/within) it is a visual-only scale."""
     o, f = cx.target, cx.params["by"]

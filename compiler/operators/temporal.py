@@ -57,7 +57,7 @@ def drift(cx: Context) -> Lowering | None:
     )
 
 
-@operator("abrupt_day_night", plan="watch")
+@operator("abrupt_day_night", plan="watch", words=("lamps_place", "lamps_words"))
 def abrupt_day_night(cx: Context) -> Lowering | None:
     """A scene-wide change with no target: the plan watches from where the agent stands."""
     dn, period = cx.scene.day_night, cx.params["period"]
@@ -134,7 +134,7 @@ def speed_door(cx: Context) -> Lowering:
     return one(B.SetMechanism(target=cx.target.id, mechanism="speed", value=cx.params["factor"]))
 
 
-@operator("jam", plan="interact_walk")
+@operator("jam", plan="interact_walk", words=("at_percent",))
 def jam(cx: Context) -> Lowering:
     at = cx.params["at"]
     return one(
