@@ -176,13 +176,12 @@ def replace_block(text: str, block: str) -> str:
     return text[:a] + block + text[b:]
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     path = Path(args[0]) if args else DOC_PATH
     path.write_text(replace_block(path.read_text(encoding="utf-8"), render()), encoding="utf-8")
     print(f"wrote the operator reference into {path}")
-    return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

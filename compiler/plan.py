@@ -21,58 +21,28 @@ from wac.bundle.actions import MAX_MOVE_M
 from wac.bundle.model import AGENT_STEP_M
 from wac.bundle.transforms import rotation
 from wac.compiler.anomalies import Lowered
-from wac.compiler.plan_steps import LEAVE_MARGIN_M, _exposing, _free_run, leave_walk
+from wac.compiler.plan_kinds import KINDS, At, PlanKind
+from wac.compiler.plan_steps import LEAVE_MARGIN_M, _free_run, leave_walk
 from wac.compiler.validate import Grid
 from wac.compiler.view_why import no_room, out_of_reach, unseen
 from wac.compiler.views import EYE_M, _hidden, _seen, aim_of, faces_turned_to, unburied, view_band
-from wac.compiler.walk_room import (
-    CROSSING_M,
-    WALK_PAST_M,
-    WALKED_OBSERVABLES,
-    across,
-    crossing,
-    walk_blocked,
-)
+from wac.compiler.walk_room import CROSSING_M, WALKED_OBSERVABLES, across, crossing, walk_blocked
 from wac.errors import PlanError  # noqa: F401 - re-exported
-from wac.taxonomy.registry import PLAN_KINDS, registry
+from wac.taxonomy.registry import registry
 
-# plan kinds whose evidence needs the agent's reach (the crosshair's ray, a walk into the target):
-# any solid in the way stops it, a glass pane too
-REACH_KINDS = ("interact", "interact_walk", "push")
-# plan kind -> (closest, farthest) viewing distance from the target's edge
-DISTANCES = {
-    "view": (1.5, 4.0),
-    "view_side": (1.5, 3.5),
-    "walk_through": (1.2, 2.0),
-    "walk_along": (2.0, 3.0),
-    "push": (1.0, 1.6),
-    "revisit": (2.0, 4.5),
-    "watch": (2.0, 5.0),
-    "near_far": (1.5, 2.5),
-    "occluded_view": (2.0, 5.0),
-    "view_through": (2.0, 5.0),
-    "interact": (0.8, 1.4),
-    "interact_walk": (0.9, 1.5),
-    "interact_blocked": (0.8, 1.8),
-    "view_sides": (1.5, 4.0),
-}
-if set(DISTANCES) != set(PLAN_KINDS):  # the taxonomy's plan kinds and this table are one list
-    raise ImportError(
-        f"plan kinds without distances or unknown to the taxonomy: {set(DISTANCES) ^ set(PLAN_KINDS)}"
-    )
 TEMPORAL = (B.TriggerKind.revisit, B.TriggerKind.look_away, B.TriggerKind.leave, B.TriggerKind.after)
 
 
-def plan_kind(low: Lowered) -> str:
+def plan_kind(low: Lowered) -> PlanKind:
     """The plan kind: the operator unit's, else the category's; temporal and distance triggers decide first."""
     k = low.trigger.kind
     if k in TEMPORAL:
-        return "revisit"
+        return KINDS["revisit"]
     if k == B.TriggerKind.every:
-        return "watch"
+        return KINDS["watch"]
     if k in (B.TriggerKind.beyond, B.TriggerKind.within):
-        return "near_far"
-    return low.unit.plan or registry().category(low.category).plan
+        return KINDS["near_far"]
+    return KINDS[low.unit.plan or registry().category(low.category).plan]
 
 
 def _invisible_wall(low: Lowered) -> B.AddBlocker | None:
@@ -83,7 +53,7 @@ def _invisible_wall(low: Lowered) -> B.AddBlocker | None:
     return None
 
 
-def _preferred_direction(kind: str, low: Lowered, spin_view: str):
+def _preferred_direction(kind: PlanKind, low: Lowered, spin_view: str):
     """A direction (unit vector from the target) the viewpoint should lie in, if the plan needs one.
     `spin_view` ("front", "either", "any") relaxes the view of a turning part, see `SPIN_VIEWS`."""
     o = low.focus
@@ -93,13 +63,13 @@ def _preferred_direction(kind: str, low: Lowered, spin_view: str):
         yaw = math.radians((wall.rotation_deg or (0.0, 0.0, 0.0))[0])
         along_x = (math.cos(yaw), math.sin(yaw))
         return (along_x if wall.size[0] < wall.size[1] else (-along_x[1], along_x[0])), True
-    if kind in ("interact_walk", "walk_through") and o is not None:
+    if kind.face_on and o is not None:
         face = across(o)
         if face is not None:  # a fence, a gate, a door's leaf: walked through face on, like a wall
             return face, True
         yaw = math.radians(o.rotation_deg[0])
         return (math.cos(yaw), math.sin(yaw)), True  # along the object's facing axis, either side
-    if kind == "view_sides":
+    if kind.toward_normal:
         normal = next(
             (e.normal for e in low.effects if isinstance(e, B.SetRender | B.SetMechanism) and e.normal), None
         )
@@ -318,216 +288,70 @@ def _cleared(grid: Grid, expl: B.Exploration, boxes) -> Grid | None:
     return dataclasses.replace(grid, reach=grid.reach & ~near)
 
 
-def _make_plan(
-    task_id: str,
-    low: Lowered,
-    expl: B.Exploration,
-    grid: Grid,
-    memo: dict | None = None,
-    spin_view: str = "any",
+def _watch_from_start(
+    task_id: str, low: Lowered, expl: B.Exploration, observable: str, target
 ) -> B.SelfCheckPlan:
-    cat = registry().category(low.category)
-    observable = registry().observable(low.spec.name, low.category)  # the operator's, else the category's
-    kind = plan_kind(low)
-    focus = low.focus
-    if focus is not None:
-        box = (focus.aabb_min[0], focus.aabb_min[1], focus.aabb_max[0], focus.aabb_max[1])
-        tz = (focus.aabb_min[2] + focus.aabb_max[2]) / 2
-    else:
-        fx, fy, fz = low.hints.focus_point or (*expl.start.position, 1.0)
-        box = (fx - 0.2, fy - 0.2, fx + 0.2, fy + 0.2)
-        tz = fz
-    tx, ty = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    others = None  # the solids a walk through the target may run into, and their index
-    if kind in WALK_PAST_M and observable in WALKED_OBSERVABLES:
-        solids = [fp for oid, fp in grid.solids.items() if focus is None or oid != focus.id]
-        others = (solids, shapely.STRtree(solids))
-        if focus is not None:  # a long target is crossed where the walk has room (a sign on a fence)
-            tx, ty = crossing(grid, expl, focus, (tx, ty), box, kind, others, DISTANCES[kind])
-    aim_x, aim_y = tx, ty
-    if focus is not None and low.hints.aim == "ground":
-        # the evidence lies on the ground around the target (its shadow): aim at the base, and for a
-        # displaced shadow at the point between where the shadow is and where it should be
-        tz = focus.aabb_min[2]
-        off = next(
-            (e.shadow_offset for e in low.effects if isinstance(e, B.SetShadow) and e.shadow_offset), None
-        )
-        if off:
-            aim_x, aim_y = tx + off[0] / 2, ty + off[1] / 2
-    if kind == "watch" and focus is None and low.hints.focus_point is None:
-        # a scene-wide change (day-night): watch from where the agent stands
-        steps = [
-            B.PlanStep(action="mark", caption="State A: observe the scene's lighting."),
-            B.PlanStep(action="wait", args={"seconds": 3.0}, caption="Wait while watching."),
-            B.PlanStep(action="mark", caption="State B: the lighting has changed abruptly."),
-            B.PlanStep(action="wait", args={"seconds": 3.0}),
-            B.PlanStep(action="mark", caption="State A again."),
-        ]
-        return B.SelfCheckPlan(
-            task_id=task_id,
-            category=cat.id.value,
-            observable=observable,
-            expect=_expect(low),
-            steps=tuple(steps),
-            actions_needed=2,
-            view_point=expl.start.position,
-            target_point=(tx, ty, tz),
-        )
-    lo, near, hi, far = view_band(kind, focus, *DISTANCES[kind])
-    if kind == "near_far" and low.trigger.kind == B.TriggerKind.within and low.trigger.distance_m:
-        hi = min(hi, low.trigger.distance_m * 0.8)
+    """A scene-wide change (day-night) with no focus: watched from where the agent stands."""
+    steps = [
+        B.PlanStep(action="mark", caption="State A: observe the scene's lighting."),
+        B.PlanStep(action="wait", args={"seconds": 3.0}, caption="Wait while watching."),
+        B.PlanStep(action="mark", caption="State B: the lighting has changed abruptly."),
+        B.PlanStep(action="wait", args={"seconds": 3.0}),
+        B.PlanStep(action="mark", caption="State A again."),
+    ]
+    return B.SelfCheckPlan(
+        task_id=task_id,
+        category=registry().category(low.category).id.value,
+        observable=observable,
+        expect=_expect(low),
+        steps=tuple(steps),
+        actions_needed=2,
+        view_point=expl.start.position,
+        target_point=target,
+    )
+
+
+def _band(kind: PlanKind, low: Lowered) -> tuple[float, float, float, float]:
+    """(closest, preferred nearer than, farthest, farthest from afar) viewpoint distances from the
+    target's edge: the kind's band (`views.view_band`), narrowed where the trigger needs it."""
+    lo, near, hi, far = view_band(kind, low.focus, *kind.distances)
+    trig = low.trigger
+    if kind.steps_back and trig.kind == B.TriggerKind.within and trig.distance_m:
+        hi = min(hi, trig.distance_m * 0.8)
         lo = min(lo, hi * 0.6)
-    if low.trigger.kind == B.TriggerKind.leave:  # the viewpoint arms it: inside the enter distance
-        hi = min(hi, (low.trigger.enter_m or B.TRIGGER_DEFAULTS.enter_m) * 0.8)
+    if trig.kind == B.TriggerKind.leave:  # the viewpoint arms it: inside the enter distance
+        hi = min(hi, (trig.enter_m or B.TRIGGER_DEFAULTS.enter_m) * 0.8)
         lo = min(lo, hi * 0.6)
         far = 0.0
-    if low.trigger.seen_within_m:  # a sighting arms it only this near (revisit, look_away)
-        far = min(far, low.trigger.seen_within_m - 0.5)
-    h, w = grid.reach.shape
-    ii, jj = np.nonzero(grid.reach)
-    if len(ii) == 0:
-        raise PlanError(
-            "the start position is enclosed: nothing is reachable", "move the start into open space"
-        )
-    cx = grid.x0 + (jj + 0.5) * grid.cell
-    cy = grid.y0 + (ii + 0.5) * grid.cell
-    dx = np.maximum.reduce([box[0] - cx, np.zeros_like(cx), cx - box[2]])
-    dy = np.maximum.reduce([box[1] - cy, np.zeros_like(cy), cy - box[3]])
-    edge = np.hypot(dx, dy)
-    cand = (edge >= lo) & (edge <= hi)
-    direction, either_side = _preferred_direction(kind, low, spin_view)
-    facing = np.ones_like(cand)  # the cells in the preferred direction, where one is kept to
-    tiers = [cand]
-    if direction is not None:
-        vx, vy = cx - tx, cy - ty
-        norm = np.hypot(vx, vy) + 1e-9
-        cos = (vx * direction[0] + vy * direction[1]) / norm
-        aligned = cand & ((np.abs(cos) if either_side else cos) > math.cos(math.radians(25)))
-        if either_side:  # walking through: stand on the centre line itself
-            lateral = np.abs(vx * direction[1] - vy * direction[0])
-            on_line = aligned & (lateral <= grid.cell * 0.75)
-            if on_line.any():
-                aligned = on_line
-        if aligned.any():
-            # an invisible wall's face is a preference: where columns hide it, any clear view will do
-            tiers = [aligned, cand] if _invisible_wall(low) is not None else [aligned]
-            facing = (np.abs(cos) if either_side else cos) > math.cos(math.radians(25))
-            cand = aligned
-        elif spin_view != "any" and _spin_axis(low) is not None:  # SPIN_VIEWS: relax, then try again
-            raise PlanError("no reachable point faces the turning part", "")
-        elif not either_side and (cand & (cos > 0.1)).any():  # at least the side the direction points to
-            facing = cos > 0.1
-            tiers = [cand & facing, cand]
-    if near < hi:  # a small target from where it fills enough of the frame first
-        tiers = [t & (edge <= near) for t in tiers] + tiers
-    if far > hi:  # a target hidden from near by what it stands on (a roof's edge) is seen from farther
-        tiers.append((edge > hi) & (edge <= far) & facing)
-    if not any(t.any() for t in tiers):
-        k = int(np.argmin(edge))
-        raise out_of_reach(grid, low, box, (cx[k], cy[k]), float(edge[k]), kind)
-    start_idx = grid.start[0] * w + grid.start[1]
+    if trig.seen_within_m:  # a sighting arms it only this near (revisit, look_away)
+        far = min(far, trig.seen_within_m - 0.5)
+    return lo, near, hi, far
+
+
+def _paths(grid: Grid, memo: dict | None):
+    """Shortest path lengths and predecessors from the start cell over the walkable grid, kept per
+    start and grid in `memo` (the tasks of a scene start in different places on the same grid)."""
+    start_idx = grid.start[0] * grid.reach.shape[1] + grid.start[1]
     cells = (grid.reach.tobytes(), grid.reach.shape, None if grid.height is None else grid.height.tobytes())
     key = ("paths", start_idx, *cells)
     if memo is not None and key in memo:
-        lengths, preds = memo[key]
-    else:
-        graph = memo.get(("graph", *cells)) if memo is not None else None
-        if graph is None:  # the tasks of a scene start in different places on the same grid
-            graph = _graph(grid)
-            if memo is not None:
-                memo["graph", *cells] = graph
-        lengths, preds = shortest_path(graph, directed=False, indices=start_idx, return_predecessors=True)
+        return memo[key]
+    graph = memo.get(("graph", *cells)) if memo is not None else None
+    if graph is None:
+        graph = _graph(grid)
         if memo is not None:
-            memo[key] = (lengths, preds)
-    flat = ii * w + jj
-    cost = lengths[flat] * grid.cell + np.abs(edge - (lo + hi) / 2) * 0.5
-    # what the view needs, in order of preference: a clear line to the target, (interact_blocked) a
-    # solid in between, or any view (occluded_view); a view through a solid prefers one that hides the
-    # whole target (the anomaly draws it through the solid), and takes any view after
-    target = (tx, ty)
-    named = aim_of(low, box, (tx, ty, tz))  # what the messages name
-    aim = unburied(named, grid)
-    if aim.normals is not None:  # a changed part: only the cells its free faces turn to can see it
-        turned = faces_turned_to(
-            aim, cx, cy, EYE_M + (grid.height[ii, jj] if grid.height is not None else 0.0)
-        )
-        tiers = [t & turned for t in tiers]
-    clear = lambda k: _seen(grid, (cx[k], cy[k]), aim, box, through_glass=False)  # noqa: E731
-    whole = lambda k: _seen(grid, (cx[k], cy[k]), aim, box, through_glass=False, share=1.0)  # noqa: E731
-    # a view of the whole target first, then of most of it (a post before a long fence); glass hides
-    # nothing from the auditor, but the self-check's segmentation draws it opaque: a view with no
-    # pane in the way first; a reach (interact, push) goes through no pane at all
-    through = lambda k: _seen(grid, (cx[k], cy[k]), aim, box)  # noqa: E731
-    anywhere = lambda k: True  # noqa: E731
-    views = {
-        "interact_blocked": [lambda k: not clear(k)],  # a pane stops a reach as a wall does
-        "occluded_view": [anywhere],
-        "view_through": [lambda k: _hidden(grid, (cx[k], cy[k]), target, box, tz, aim.skip), anywhere],
-    }.get(kind, [whole, clear] if kind in REACH_KINDS else [whole, clear, through])
+            memo["graph", *cells] = graph
+    found = shortest_path(graph, directed=False, indices=start_idx, return_predecessors=True)
+    if memo is not None:
+        memo[key] = found
+    return found
 
-    refused: dict[str, str] = {}  # why the cheapest candidate was passed over
-    room: list[tuple[float, float]] = []  # (room, room needed) of viewpoints too cramped to step away
 
-    def first(tier, ok, clear_m: float = CROSSING_M) -> int | None:
-        """The cheapest candidate of `tier` whose view is `ok` (and whose walk through the target passes
-        what stands beside it `clear_m` clear)."""
-        for k in _tried(np.where(tier, cost, np.inf)):
-            if others is not None:  # there must be room to walk on past the target
-                why = walk_blocked(grid, expl, (cx[k], cy[k]), target, box, kind, others, clear_m)
-                if why:
-                    if clear_m == CROSSING_M:  # the reason of the last, most lenient pass
-                        refused.setdefault("walk", f"from ({cx[k]:.1f}, {cy[k]:.1f}) the walk {why}")
-                    continue
-            if not ok(k):
-                continue
-            if kind == "near_far":  # there must be room to step back past the trigger's distance
-                threshold = low.trigger.distance_m or 6.0
-                away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
-                run = _free_run(grid, (cx[k], cy[k]), away)
-                if run < threshold + 1.0 - edge[k]:
-                    room.append((run, threshold + 1.0 - edge[k]))
-                    continue
-            if low.trigger.kind == B.TriggerKind.leave and low.trigger.exit_m:  # room to walk away
-                facing = math.degrees(math.atan2(ty - cy[k], tx - cx[k]))
-                _, walk, reach = leave_walk(grid, (cx[k], cy[k]), facing, box, low.trigger.exit_m, edge[k])
-                if not walk:
-                    room.append((reach, low.trigger.exit_m + LEAVE_MARGIN_M))
-                    continue
-            return k
-        return None
-
-    # a walk through the target that keeps the agent's radius from what stands beside it first: one that
-    # brushes past a pot may be stopped by it
-    clears = (expl.agent_radius_m, CROSSING_M) if others is not None else (CROSSING_M,)
-    chosen = next(
-        (k for ok in views for c in clears for tier in tiers if (k := first(tier, ok, c)) is not None), None
-    )
-    if chosen is None and kind == "interact_blocked":
-        raise PlanError(
-            "no reachable point within reach of the target has an obstacle between it and the target",
-            "interact_through needs a wall or other solid between the agent and the target",
-        )
-    if chosen is None and "walk" in refused:
-        what = f"the {focus.name}" if focus is not None else "the spot"
-        raise PlanError(
-            f"there is no room to walk through {what}: {refused['walk']}",
-            "the far side needs walkable room inside the bounds (a room, a yard, open ground behind it); "
-            "widen the bounds, clear the far side, or pick a target the agent can walk through",
-        )
-    if chosen is None and room:
-        raise no_room(low, focus, room, float(edge.max()))
-    if chosen is None:
-        tried = np.logical_or.reduce(tiers)
-        order = np.argsort(np.where(tried, cost, np.inf), kind="stable")[: int(tried.sum())]
-        far_hi = float(edge[tried].max())
-        eyes = [(cx[k], cy[k]) for k in order]
-        raise unseen(grid, low, named, box, eyes, lo, max(hi, far_hi), kind in REACH_KINDS)
-    armed_by_sight = low.trigger.kind != B.TriggerKind.leave  # a leave trigger arms by distance alone
-    if kind == "revisit" and armed_by_sight and _in_view_at_start(grid, expl, low, box, (tx, ty, tz), aim):
-        # the trigger is armed by the first sighting: a walk that turns away would fire it before the
-        # "before" view, so the target already in view is observed (and left) from the start
-        chosen = None
-    goal = flat[chosen] if chosen is not None else start_idx
+def _route(expl: B.Exploration, grid: Grid, preds, goal: int, aim) -> tuple[list[B.PlanStep], tuple, float]:
+    """The auditor's actions from the start pose along the shortest path to cell `goal`, then
+    turned and pitched at `aim` (x, y, z): (steps, where it ends, its yaw)."""
+    w = grid.reach.shape[1]
+    start_idx = grid.start[0] * w + grid.start[1]
     path_idx = [goal]
     while path_idx[-1] != start_idx and preds[path_idx[-1]] >= 0:
         path_idx.append(preds[path_idx[-1]])
@@ -553,6 +377,7 @@ def _make_plan(
             steps.append(B.PlanStep(action="move", args={"distance_m": round(m, 2), "direction": "forward"}))
             d -= m
         pos = nxt
+    aim_x, aim_y, tz = aim
     want = math.degrees(math.atan2(aim_y - pos[1], aim_x - pos[0]))
     t = _turn(yaw, want)
     if abs(t) > 0.5:
@@ -562,8 +387,217 @@ def _make_plan(
     pitch = round(math.degrees(math.atan2(EYE_M + grid.height_at(*pos) - tz, flat_d)), 1)
     if abs(pitch - expl.start.pitch_deg) > 5:
         steps.append(B.PlanStep(action="look", args={"degrees": round(pitch - expl.start.pitch_deg, 1)}))
+    return steps, pos, yaw
+
+
+def _tiers(kind: PlanKind, low: Lowered, spin_view: str, cand, vx, vy, edge, band, cell: float) -> list:
+    """The candidate viewpoints in tiers of preference: in the kind's preferred direction from the
+    target (`vx`, `vy`: from the target to each cell), then any; nearer than `near` first; from afar
+    last.  `cand`: the cells within the band's distances."""
+    near, hi, far = band
+    direction, either_side = _preferred_direction(kind, low, spin_view)
+    facing = np.ones_like(cand)  # the cells in the preferred direction, where one is kept to
+    tiers = [cand]
+    if direction is not None:
+        norm = np.hypot(vx, vy) + 1e-9
+        cos = (vx * direction[0] + vy * direction[1]) / norm
+        aligned = cand & ((np.abs(cos) if either_side else cos) > math.cos(math.radians(25)))
+        if either_side:  # walking through: stand on the centre line itself
+            lateral = np.abs(vx * direction[1] - vy * direction[0])
+            on_line = aligned & (lateral <= cell * 0.75)
+            if on_line.any():
+                aligned = on_line
+        if aligned.any():
+            # an invisible wall's face is a preference: where columns hide it, any clear view will do
+            tiers = [aligned, cand] if _invisible_wall(low) is not None else [aligned]
+            facing = (np.abs(cos) if either_side else cos) > math.cos(math.radians(25))
+            cand = aligned
+        elif spin_view != "any" and _spin_axis(low) is not None:  # SPIN_VIEWS: relax, then try again
+            raise PlanError("no reachable point faces the turning part", "")
+        elif not either_side and (cand & (cos > 0.1)).any():  # at least the side the direction points to
+            facing = cos > 0.1
+            tiers = [cand & facing, cand]
+    if near < hi:  # a small target from where it fills enough of the frame first
+        tiers = [t & (edge <= near) for t in tiers] + tiers
+    if far > hi:  # a target hidden from near by what it stands on (a roof's edge) is seen from farther
+        tiers.append((edge > hi) & (edge <= far) & facing)
+    return tiers
+
+
+def _target(kind: PlanKind, low: Lowered, expl: B.Exploration, grid: Grid, observable: str):
+    """Where the plan looks: (the target's ground box, the point it is judged at, the point the view
+    is aimed at, the solids a walk through it may run into with their index, or None)."""
+    focus = low.focus
+    if focus is not None:
+        box = (focus.aabb_min[0], focus.aabb_min[1], focus.aabb_max[0], focus.aabb_max[1])
+        tz = (focus.aabb_min[2] + focus.aabb_max[2]) / 2
+    else:
+        fx, fy, fz = low.hints.focus_point or (*expl.start.position, 1.0)
+        box = (fx - 0.2, fy - 0.2, fx + 0.2, fy + 0.2)
+        tz = fz
+    tx, ty = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    others = None  # the solids a walk through the target may run into, and their index
+    if kind.walk_past_m is not None and observable in WALKED_OBSERVABLES:
+        solids = [fp for oid, fp in grid.solids.items() if focus is None or oid != focus.id]
+        others = (solids, shapely.STRtree(solids))
+        if focus is not None:  # a long target is crossed where the walk has room (a sign on a fence)
+            tx, ty = crossing(grid, expl, focus, (tx, ty), box, kind, others, kind.distances)
+    aim_x, aim_y = tx, ty
+    if focus is not None and low.hints.aim == "ground":
+        # the evidence lies on the ground around the target (its shadow): aim at the base, and for a
+        # displaced shadow at the point between where the shadow is and where it should be
+        tz = focus.aabb_min[2]
+        off = next(
+            (e.shadow_offset for e in low.effects if isinstance(e, B.SetShadow) and e.shadow_offset), None
+        )
+        if off:
+            aim_x, aim_y = tx + off[0] / 2, ty + off[1] / 2
+    return box, (tx, ty, tz), (aim_x, aim_y), others
+
+
+def _no_viewpoint(kind: PlanKind, low: Lowered, grid: Grid, refused, room, cells, tiers, named, box, band):
+    """Why no candidate viewpoint would do, as the author's error: the kind's own reason, no room to
+    walk on past the target, no room to step away, or no view of it (`view_why`)."""
+    cx, cy, edge, cost = cells
+    lo, hi = band
+    focus = low.focus
+    if kind.none_found is not None:
+        return PlanError(*kind.none_found)
+    if "walk" in refused:
+        what = f"the {focus.name}" if focus is not None else "the spot"
+        return PlanError(
+            f"there is no room to walk through {what}: {refused['walk']}",
+            "the far side needs walkable room inside the bounds (a room, a yard, open ground behind it); "
+            "widen the bounds, clear the far side, or pick a target the agent can walk through",
+        )
+    if room:
+        return no_room(low, focus, room, float(edge.max()))
+    tried = np.logical_or.reduce(tiers)
+    order = np.argsort(np.where(tried, cost, np.inf), kind="stable")[: int(tried.sum())]
+    far_hi = float(edge[tried].max())
+    eyes = [(cx[k], cy[k]) for k in order]
+    return unseen(grid, low, named, box, eyes, lo, max(hi, far_hi), kind.reach)
+
+
+def _reachable(grid: Grid, box):
+    """The reachable cells: their rows, columns, centres and distances from the box's edge."""
+    ii, jj = np.nonzero(grid.reach)
+    if len(ii) == 0:
+        raise PlanError(
+            "the start position is enclosed: nothing is reachable", "move the start into open space"
+        )
+    cx = grid.x0 + (jj + 0.5) * grid.cell
+    cy = grid.y0 + (ii + 0.5) * grid.cell
+    dx = np.maximum.reduce([box[0] - cx, np.zeros_like(cx), cx - box[2]])
+    dy = np.maximum.reduce([box[1] - cy, np.zeros_like(cy), cy - box[3]])
+    return ii, jj, cx, cy, np.hypot(dx, dy)
+
+
+def _make_plan(
+    task_id: str,
+    low: Lowered,
+    expl: B.Exploration,
+    grid: Grid,
+    memo: dict | None = None,
+    spin_view: str = "any",
+) -> B.SelfCheckPlan:
+    cat = registry().category(low.category)
+    observable = registry().observable(low.spec.name, low.category)  # the operator's, else the category's
+    kind = plan_kind(low)
+    focus = low.focus
+    box, (tx, ty, tz), (aim_x, aim_y), others = _target(kind, low, expl, grid, observable)
+    if kind.scene_wide and focus is None and low.hints.focus_point is None:
+        return _watch_from_start(task_id, low, expl, observable, (tx, ty, tz))
+    lo, near, hi, far = _band(kind, low)
+    h, w = grid.reach.shape
+    ii, jj, cx, cy, edge = _reachable(grid, box)
+    cand = (edge >= lo) & (edge <= hi)
+    tiers = _tiers(kind, low, spin_view, cand, cx - tx, cy - ty, edge, (near, hi, far), grid.cell)
+    if not any(t.any() for t in tiers):
+        k = int(np.argmin(edge))
+        raise out_of_reach(grid, low, box, (cx[k], cy[k]), float(edge[k]), kind)
+    start_idx = grid.start[0] * w + grid.start[1]
+    lengths, preds = _paths(grid, memo)
+    flat = ii * w + jj
+    cost = lengths[flat] * grid.cell + np.abs(edge - (lo + hi) / 2) * 0.5
+    # what the view needs, in order of preference: a clear line to the target, (interact_blocked) a
+    # solid in between, or any view (occluded_view); a view through a solid prefers one that hides the
+    # whole target (the anomaly draws it through the solid), and takes any view after
+    target = (tx, ty)
+    named = aim_of(low, box, (tx, ty, tz))  # what the messages name
+    aim = unburied(named, grid)
+    if aim.normals is not None:  # a changed part: only the cells its free faces turn to can see it
+        turned = faces_turned_to(
+            aim, cx, cy, EYE_M + (grid.height[ii, jj] if grid.height is not None else 0.0)
+        )
+        tiers = [t & turned for t in tiers]
+    clear = lambda k: _seen(grid, (cx[k], cy[k]), aim, box, through_glass=False)  # noqa: E731
+    whole = lambda k: _seen(grid, (cx[k], cy[k]), aim, box, through_glass=False, share=1.0)  # noqa: E731
+    # a view of the whole target first, then of most of it (a post before a long fence); glass hides
+    # nothing from the auditor, but the self-check's segmentation draws it opaque: a view with no
+    # pane in the way first; a reach (interact, push) goes through no pane at all
+    through = lambda k: _seen(grid, (cx[k], cy[k]), aim, box)  # noqa: E731
+    anywhere = lambda k: True  # noqa: E731
+    views = {
+        "blocked": [lambda k: not clear(k)],  # a pane stops a reach as a wall does
+        "anywhere": [anywhere],
+        "hidden": [lambda k: _hidden(grid, (cx[k], cy[k]), target, box, tz, aim.skip), anywhere],
+        "seen": [whole, clear] if kind.reach else [whole, clear, through],
+    }[kind.views]
+
+    refused: dict[str, str] = {}  # why the cheapest candidate was passed over
+    room: list[tuple[float, float]] = []  # (room, room needed) of viewpoints too cramped to step away
+
+    def first(tier, ok, clear_m: float = CROSSING_M) -> int | None:
+        """The cheapest candidate of `tier` whose view is `ok` (and whose walk through the target passes
+        what stands beside it `clear_m` clear)."""
+        for k in _tried(np.where(tier, cost, np.inf)):
+            if others is not None:  # there must be room to walk on past the target
+                why = walk_blocked(grid, expl, (cx[k], cy[k]), target, box, kind, others, clear_m)
+                if why:
+                    if clear_m == CROSSING_M:  # the reason of the last, most lenient pass
+                        refused.setdefault("walk", f"from ({cx[k]:.1f}, {cy[k]:.1f}) the walk {why}")
+                    continue
+            if not ok(k):
+                continue
+            if kind.steps_back:  # there must be room to step back past the trigger's distance
+                threshold = low.trigger.distance_m or 6.0
+                away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
+                run = _free_run(grid, (cx[k], cy[k]), away)
+                if run < threshold + 1.0 - edge[k]:
+                    room.append((run, threshold + 1.0 - edge[k]))
+                    continue
+            if low.trigger.kind == B.TriggerKind.leave and low.trigger.exit_m:  # room to walk away
+                facing = math.degrees(math.atan2(ty - cy[k], tx - cx[k]))
+                _, walk, reach = leave_walk(grid, (cx[k], cy[k]), facing, box, low.trigger.exit_m, edge[k])
+                if not walk:
+                    room.append((reach, low.trigger.exit_m + LEAVE_MARGIN_M))
+                    continue
+            return k
+        return None
+
+    # a walk through the target that keeps the agent's radius from what stands beside it first: one that
+    # brushes past a pot may be stopped by it
+    clears = (expl.agent_radius_m, CROSSING_M) if others is not None else (CROSSING_M,)
+    chosen = next(
+        (k for ok in views for c in clears for tier in tiers if (k := first(tier, ok, c)) is not None), None
+    )
+    if chosen is None:
+        raise _no_viewpoint(kind, low, grid, refused, room, (cx, cy, edge, cost), tiers, named, box, (lo, hi))
+    armed_by_sight = low.trigger.kind != B.TriggerKind.leave  # a leave trigger arms by distance alone
+    if (
+        kind.observe_at_start
+        and armed_by_sight
+        and _in_view_at_start(grid, expl, low, box, (tx, ty, tz), aim)
+    ):
+        # the trigger is armed by the first sighting: a walk that turns away would fire it before the
+        # "before" view, so the target already in view is observed (and left) from the start
+        chosen = None
+    goal = flat[chosen] if chosen is not None else start_idx
+    steps, pos, yaw = _route(expl, grid, preds, goal, (aim_x, aim_y, tz))
     name = focus.name if focus is not None else "spot"
-    steps += _exposing(kind, low, name, math.dist(pos, (tx, ty)), grid, pos, yaw, _edge_distance(box, *pos))
+    at = At(low, name, math.dist(pos, (tx, ty)), grid, pos, yaw, _edge_distance(box, *pos))
+    steps += kind.expose(kind, at)
     n = sum(1 for s in steps if s.action != "mark")
     return B.SelfCheckPlan(
         task_id=task_id,

@@ -17,6 +17,7 @@ import shapely
 
 from wac.bundle import model as B
 from wac.compiler.anomalies import Lowered
+from wac.compiler.plan_kinds import PlanKind
 from wac.compiler.validate import Grid
 from wac.compiler.views import EYE_M, FACE_OFFSET_M, _seen
 from wac.errors import PlanError
@@ -244,7 +245,7 @@ def _cut_off_views(grid: Grid, aim, box, lo: float, hi: float, tries: int = 60) 
 
 
 def out_of_reach(
-    grid: Grid, low: Lowered, box, near: tuple[float, float], dist: float, kind: str
+    grid: Grid, low: Lowered, box, near: tuple[float, float], dist: float, kind: PlanKind
 ) -> PlanError:
     """No reachable point lies within the plan kind's distances: name what stands between the closest
     reachable point and the target (a glass pane: the agent cannot reach through glass)."""
@@ -257,7 +258,7 @@ def out_of_reach(
         if oid in skip or fp is None or not fp.intersects(line):
             continue
         between.append((fp.distance(shapely.Point(near)), oid))
-    interact = kind.startswith("interact") or kind == "push"
+    interact = kind.acts
     doing = "reach" if interact else "get near"
     door = shut_door(grid)
     if door is not None:

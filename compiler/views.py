@@ -16,6 +16,7 @@ import shapely
 
 from wac.bundle import model as B
 from wac.compiler.anomalies import Lowered
+from wac.compiler.plan_kinds import PlanKind
 from wac.compiler.sight import SEEN_SHARE, posed_corners, target_points
 from wac.compiler.validate import Grid
 from wac.taxonomy.registry import registry
@@ -133,14 +134,13 @@ def _hidden(grid: Grid, a, b, target_box, tz: float, skip) -> bool:
     )
 
 
-# The plan kinds whose evidence is seen from some way off, and how far the target may be: its
+# The plan kinds whose evidence is seen from some way off (`PlanKind.from_afar`), and how far the target may be: its
 # cross-section (its narrower width by its height) covers `NEAR_VIEW_PX` of the 640x480 frame at the
 # farthest viewpoint of the kind's distances (a small bottle is viewed from nearer than 4 m), and a
 # view from afar (where none within the kind's distances sees it: a barrel on a roof) still
 # `FAR_VIEW_PX`, at most `FAR_VIEW_MAX_M` from its edge.  `FOCAL_PX`: 640 px across the 90 deg field
 # of view.  NEAR_VIEW_PX is the pixel rule's 150 px of visible change (validation/visual.py,
 # CHANGE_PX) with room for outlines and a partial change.
-FAR_VIEW_KINDS = ("view", "view_side", "view_sides", "revisit", "watch")
 NEAR_VIEW_PX = 400.0
 FAR_VIEW_PX = 1000.0
 FAR_VIEW_MAX_M = 12.0
@@ -155,14 +155,14 @@ def view_reach_m(focus: B.SceneObject, px: float) -> float:
 
 
 def view_band(
-    kind: str, focus: B.SceneObject | None, lo: float, hi: float
+    kind: PlanKind, focus: B.SceneObject | None, lo: float, hi: float
 ) -> tuple[float, float, float, float]:
     """(closest, nearer than which a view is preferred, farthest, farthest from afar) viewing
     distances from the target's edge: for a plan kind whose evidence is seen from some way off, a
     small target is looked at from where it covers `NEAR_VIEW_PX` first, and one that no view within
     the kind's distances sees from as far as it covers `FAR_VIEW_PX`; the kind's own distances for the
     others (no view from afar: 0)."""
-    if kind not in FAR_VIEW_KINDS or focus is None:
+    if not kind.from_afar or focus is None:
         return lo, hi, hi, 0.0
     near = max(lo + 0.5, min(hi, view_reach_m(focus, NEAR_VIEW_PX)))
     return lo, near, hi, min(FAR_VIEW_MAX_M, view_reach_m(focus, FAR_VIEW_PX))

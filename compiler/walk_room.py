@@ -17,19 +17,19 @@ import shapely
 
 from wac.bundle import model as B
 from wac.bundle.actions import CROSSED_SHARE, MAX_MOVE_M, PASSED_SLACK_M
+from wac.compiler.plan_kinds import PlanKind
 from wac.compiler.validate import Grid, footprint
 
-# plan kinds that walk straight through (or along a path through) the target, and how far past its
-# centre the walk goes; one side of the differential lets the agent through, so the far side must
-# have walkable room in the clean scene (`walk_blocked`)
-WALK_PAST_M = {"walk_through": 1.5, "interact_walk": 1.5, "walk_along": 2.0}
+# a plan kind that walks straight through (or along a path through) the target goes its
+# `walk_past_m` past the target's centre (plan_kinds.py); one side of the differential lets the agent
+# through, so the far side must have walkable room in the clean scene (`walk_blocked`)
 # the observables read from that walk (a jammed door's evidence is the door, not the walk)
 WALKED_OBSERVABLES = ("blocked_distance", "displacement_through")
 CROSSING_M = 0.05  # a solid this close to a walk's line lies across it and stops the walk
 
 
 def crossing(
-    grid: Grid, expl: B.Exploration, o: B.SceneObject, centre, box, kind: str, others, dist
+    grid: Grid, expl: B.Exploration, o: B.SceneObject, centre, box, kind: PlanKind, others, dist
 ) -> tuple:
     """Where to walk through the long, thin target `o`: its centre if a walk across it there has
     room, else the point nearest the centre along its length (steps of 0.4 m, keeping the agent's
@@ -92,12 +92,12 @@ def across(o: B.SceneObject) -> tuple[float, float] | None:
 
 
 def walk_blocked(
-    grid: Grid, expl: B.Exploration, pos, target, box, kind: str, others, clear: float = CROSSING_M
+    grid: Grid, expl: B.Exploration, pos, target, box, kind: PlanKind, others, clear: float = CROSSING_M
 ) -> str:
     """Why a walk of plan kind `kind` from `pos` straight through `target` cannot show its anomaly
     ("" if it can); `others`: the footprints of the fixed solids but the target, and their index.
 
-    The walk goes `WALK_PAST_M[kind]` past the target's centre.  Where the clean world lets it
+    The walk goes the kind's `walk_past_m` past the target's centre.  Where the clean world lets it
     through (an opened door, a path across an invisible wall) it must cover that length but the last
     `PASSED_SLACK_M`; where it walks into a solid whose collision is removed (walk_through) it must get
     `CROSSED_SHARE` of it, or stop inside the target (a wardrobe against a wall).  It stops where it
@@ -106,8 +106,8 @@ def walk_blocked(
     solids, tree = others
     r = expl.agent_radius_m
     d = math.dist(pos, target)
-    length = min(MAX_MOVE_M, d + WALK_PAST_M[kind])
-    need = length * CROSSED_SHARE if kind == "walk_through" else length - PASSED_SLACK_M
+    length = min(MAX_MOVE_M, d + (kind.walk_past_m or 0.0))
+    need = length * CROSSED_SHARE if kind.crosses else length - PASSED_SLACK_M
     ux, uy = (target[0] - pos[0]) / d, (target[1] - pos[1]) / d
     s = np.arange(0.0, need + r, grid.cell / 4)
     xs, ys = pos[0] + ux * s, pos[1] + uy * s
@@ -124,6 +124,6 @@ def walk_blocked(
     if not why:
         return ""
     ex, ey = pos[0] + ux * stop, pos[1] + uy * stop
-    if kind == "walk_through" and box[0] + 0.05 < ex < box[2] - 0.05 and box[1] + 0.05 < ey < box[3] - 0.05:
+    if kind.crosses and box[0] + 0.05 < ex < box[2] - 0.05 and box[1] + 0.05 < ey < box[3] - 0.05:
         return ""  # it stops inside the target: evidence too
     return f"of {length:.1f} m {why} and stops {stop:.1f} m from the viewpoint, at ({ex:.1f}, {ey:.1f})"

@@ -43,10 +43,10 @@ BUILTIN_RAISES = {
     "words starting with '_' (a side channel): a programming error in the unit",
     ("wac.compiler.operators.base", "operator.register", "TypeError"): "two units registered for one "
     "operator: a programming error at import",
-    ("wac.compiler.plan", "<module>", "ImportError"): "the plan's distance table and the taxonomy's "
+    ("wac.compiler.plan_kinds", "<module>", "ImportError"): "the plan kind units and the taxonomy's "
     "plan kinds disagree: a programming error at import",
-    ("wac.compiler.plan_steps", "_exposing", "ValueError"): "a plan kind that passed check_plan_kind has no "
-    "exposing actions: PLAN_KINDS and this function disagree",
+    ("wac.compiler.plan_kinds", "plan_kind_unit.register", "TypeError"): "two units registered for one "
+    "plan kind: a programming error at import",
     ("wac.compiler.values", "Evaluator.value", "AssertionError"): "a parameter type of the schema that "
     "the value reader does not handle: an unreachable branch",
     ("wac.compiler.fmt", "word", "AssertionError"): "a syntax node the formatter does not handle: an "

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from wac.bundle import model as B
 from wac.bundle.schemas import SCHEMAS, render
-from wac.compiler import operators, plan, walk_room
+from wac.compiler import operators, plan, plan_kinds, plan_steps, view_why, views, walk_room
 from wac.runtime import effects as fx
 from wac.taxonomy import registry as R
 from wac.validation import checks, observables, pixelchecks
@@ -185,29 +185,24 @@ def test_a_misspelt_category_plan_kind_fails_too():
         R.check_plan_kind("categories.yaml: scale", "veiw")
 
 
-def exposing_kinds(fn) -> set[str]:
-    """The plan kinds `fn` tests `kind` against (`kind == "x"`, `kind in ("x", …)`)."""
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(inspect.getsource(fn))):
-        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "kind":
-            for comp in node.comparators:
-                for c in ast.walk(comp):
-                    if isinstance(c, ast.Constant) and isinstance(c.value, str):
-                        out.add(c.value)
-    return out
+def test_every_plan_kind_is_a_unit_with_distances_and_exposing_actions():
+    assert set(plan_kinds.KINDS) == set(R.PLAN_KINDS)
+    for name, kind in plan_kinds.KINDS.items():
+        assert kind.name == name and 0 < kind.near_m < kind.far_m and callable(kind.expose)
+    with pytest.raises(KeyError):
+        plan_kinds.KINDS["zigzag"]  # a kind that passed check_plan_kind is always a unit: no fallback
 
 
-def test_every_plan_kind_has_distances_and_exposing_actions():
-    assert set(plan.DISTANCES) == set(R.PLAN_KINDS)
-    handled = exposing_kinds(plan._exposing)
-    assert set(R.PLAN_KINDS) <= handled, f"plan kinds without exposing actions: {set(R.PLAN_KINDS) - handled}"
-    assert not {*R.PLAN_KINDS, "zigzag"} <= handled
-
-
-def test_an_unknown_plan_kind_has_no_fallback():
-    low = types.SimpleNamespace(trigger=B.Trigger())
-    with pytest.raises(ValueError, match="plan kind 'zigzag' has no exposing actions"):
-        plan._exposing("zigzag", low, "crate", 2.0, None, (0.0, 0.0), 0.0, 1.0)
+def test_no_planner_module_tests_a_plan_kind_by_name():
+    """The planner reads a kind's properties; a `kind == "walk_through"` in it would silently miss a
+    new kind with the same needs (issue 29)."""
+    for mod in (plan, walk_room, views, view_why, plan_steps):
+        for node in ast.walk(ast.parse(inspect.getsource(mod))):
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "kind":
+                names = [
+                    c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in R.PLAN_KINDS
+                ]
+                assert not names, f"{mod.__name__} tests the plan kind {names} by name"
 
 
 # --- observables: taxonomy/categories.yaml <-> validation/observables.py ----------------------------
@@ -234,7 +229,6 @@ def test_every_observable_named_in_the_taxonomy_exists():
 def test_the_planners_walk_tables_name_real_plan_kinds_and_observables():
     # the planner asks for room beyond the target only for the walks these tables name; a renamed
     # plan kind or observable would silently switch that check off
-    assert set(walk_room.WALK_PAST_M) <= set(R.PLAN_KINDS)
     assert set(walk_room.WALKED_OBSERVABLES) <= set(observables.OBSERVABLES)
 
 
