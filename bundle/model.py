@@ -290,6 +290,49 @@ class TriggerKind(StrEnum):
     contact = "contact"  # on the agent's contact with the target
     interact = "interact"  # when the agent interacts with the target
 
+    # What each kind is, for every module that treats kinds alike (the compiler's plans, the runtime,
+    # the self-check, the detectors): read these, never a list of kinds of one's own.
+    @property
+    def static(self) -> bool:
+        """No trigger: the anomaly is there from the start (always)."""
+        return self is TriggerKind.always
+
+    @property
+    def unseen(self) -> bool:
+        """It fires while its target is out of view: the change is never watched happening, only
+        found changed (revisit, look_away, leave, after)."""
+        return self in _UNSEEN_KINDS
+
+    @property
+    def periodic(self) -> bool:
+        """It toggles on a clock, whatever the agent does (every)."""
+        return self is TriggerKind.every
+
+    @property
+    def viewpoint(self) -> bool:
+        """It is on exactly while the agent stands beyond or within a distance (beyond, within)."""
+        return self in (TriggerKind.beyond, TriggerKind.within)
+
+    @property
+    def level(self) -> bool:
+        """It is on while a condition holds and re-evaluated every tick: never done, never deferred
+        (every, beyond, within)."""
+        return self.periodic or self.viewpoint
+
+    @property
+    def by_distance(self) -> bool:
+        """It switches on the agent's distance to the target (beyond, within, leave)."""
+        return self.viewpoint or self is TriggerKind.leave
+
+    @property
+    def by_touch(self) -> bool:
+        """It fires on the agent's contact or interaction with the target, again on each one
+        (contact, interact)."""
+        return self in (TriggerKind.contact, TriggerKind.interact)
+
+
+_UNSEEN_KINDS = frozenset({TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after})
+
 
 class Trigger(Model):
     kind: TriggerKind = TriggerKind.always

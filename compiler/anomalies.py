@@ -17,6 +17,7 @@ from wac.bundle import model as B
 from wac.compiler import nodes as N
 from wac.compiler import schema as T
 from wac.compiler import syntax as S
+from wac.compiler import triggers as TR
 from wac.compiler.assemble import Built
 from wac.compiler.diagnostics import Collector
 from wac.compiler.layout import Layout
@@ -122,7 +123,7 @@ def _bounds_diameter(built: Built) -> float:
 def _trigger(a: N.Anomaly, spec: OperatorSpec, built: Built, diag: Collector) -> tuple[str, B.Trigger] | None:
     if a.trigger is None:
         if "static" not in spec.triggers:
-            kinds = sorted({k for k, c in T.TRIGGER_CLASS.items() if c in spec.triggers})
+            kinds = sorted({k for k, c in TR.TRIGGER_CLASS.items() if c in spec.triggers})
             diag.error(
                 "E602",
                 f"`{spec.name}` needs a trigger",
@@ -132,7 +133,7 @@ def _trigger(a: N.Anomaly, spec: OperatorSpec, built: Built, diag: Collector) ->
             return None
         return "static", B.Trigger()
     t = a.trigger
-    tclass = T.TRIGGER_CLASS[t.kind]
+    tclass = TR.TRIGGER_CLASS[t.kind]
     if tclass not in spec.triggers:
         allowed = ", ".join(spec.triggers)
         diag.error(
@@ -145,80 +146,17 @@ def _trigger(a: N.Anomaly, spec: OperatorSpec, built: Built, diag: Collector) ->
     ev = Evaluator(diag)
     vals: dict = {}
     if t.arg is not None:
-        vals["arg"] = ev.ranged(t.arg, T.TRIGGER_ARG[t.kind], f"`{t.kind}`", 0.1, 100000)
+        vals["arg"] = ev.ranged(t.arg, TR.TRIGGER_ARG[t.kind], f"`{t.kind}`", 0.1, 100000)
         if vals["arg"] is None:
             return None
-    cmap = {c.key: c for c in T.TRIGGERS[t.kind]}
+    cmap = {c.key: c for c in TR.TRIGGERS[t.kind]}
     for cl in t.clauses:
         c = cmap[cl.key]
         vals[cl.key] = ev.value(cl.value, c.type, f"`{cl.key}`", c.min, c.max)
     if any(v is None for v in vals.values()):
         return None
-    diameter = _bounds_diameter(built)
-    k = B.TriggerKind(t.kind)
-    if t.kind == "revisit":
-        trig = B.Trigger(
-            kind=k,
-            away_s=vals.get("away", B.TRIGGER_DEFAULTS.away_s),
-            leave_m=vals.get("leave", B.TRIGGER_DEFAULTS.leave_m),
-            seen_within_m=vals.get("seen_within", B.TRIGGER_DEFAULTS.seen_within_m),
-            repeat=bool(vals.get("repeat", False)),
-        )
-    elif t.kind == "look_away":
-        trig = B.Trigger(
-            kind=k,
-            seen_within_m=vals.get("seen_within", B.TRIGGER_DEFAULTS.seen_within_m),
-            repeat=bool(vals.get("repeat", False)),
-        )
-    elif t.kind == "leave":
-        enter, exit_ = (
-            vals.get("enter", B.TRIGGER_DEFAULTS.enter_m),
-            vals.get("exit", B.TRIGGER_DEFAULTS.exit_m),
-        )
-        if exit_ <= enter:
-            diag.error(
-                "E604",
-                f"`leave` fires beyond `exit` ({exit_:g} m), which must be farther than `enter` ({enter:g} m)",
-                t.span,
-            )
-            return None
-        if exit_ >= diameter:
-            diag.error(
-                "E605",
-                f"the trigger can never fire: leaving {exit_:g} m is farther than the bounds allow "
-                f"(at most {diameter:.1f} m across)",
-                t.span,
-                "lower `exit` or widen the bounds",
-            )
-            return None
-        trig = B.Trigger(kind=k, enter_m=enter, exit_m=exit_, repeat=bool(vals.get("repeat", False)))
-    elif t.kind == "after":
-        trig = B.Trigger(kind=k, after_s=vals["arg"])
-    elif t.kind == "every":
-        trig = B.Trigger(kind=k, period_s=vals["arg"])
-    elif t.kind in ("beyond", "within"):
-        if vals["arg"] >= diameter:
-            diag.error(
-                "E605",
-                f"the trigger can never fire: {vals['arg']:g} m is more than the bounds span "
-                f"({diameter:.1f} m)",
-                t.span,
-                "use a shorter distance",
-            )
-            return None
-        trig = B.Trigger(kind=k, distance_m=vals["arg"])
-    else:
-        trig = B.Trigger(kind=k)
-    if tclass != "temporal":
-        trig = trig.model_copy(update={"only_unseen": False})
-    if t.kind == "revisit" and trig.leave_m is not None and trig.leave_m >= diameter and "away" not in vals:
-        diag.error(
-            "E605",
-            f"the revisit trigger can never fire: moving {trig.leave_m:g} m away is more than the "
-            f"bounds allow ({diameter:.1f} m across)",
-            t.span,
-            "lower `leave` or add `away 3 s`",
-        )
+    trig = TR.lower_trigger(t.kind, TR.Args(vals, _bounds_diameter(built), t.span, diag))
+    if trig is None:
         return None
     return tclass, trig
 
@@ -239,7 +177,7 @@ def _distance_switches(trig: B.Trigger, o: B.SceneObject, built: Built, diag: Co
     """A distance trigger (`beyond`, `within`, `leave`) must switch somewhere inside the bounds: E605
     names the range of distances the bounds allow and a distance that works."""
     k = trig.kind
-    if k not in (B.TriggerKind.beyond, B.TriggerKind.within, B.TriggerKind.leave):
+    if not k.by_distance:
         return True
     near, far = distance_range(built, o)
     span_words = f"every point of the bounds lies {near:.1f}-{far:.1f} m from `{o.id}`"

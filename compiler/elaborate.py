@@ -7,7 +7,7 @@ statements against the operator registry.  Errors are collected, not raised one 
 from __future__ import annotations
 
 from wac.compiler import nodes as N
-from wac.compiler import schema
+from wac.compiler import schema, triggers
 from wac.compiler import syntax as S
 from wac.compiler.diagnostics import Collector, did_you_mean
 from wac.compiler.spans import Span
@@ -30,8 +30,8 @@ def _describe(word: S.Word) -> str:
 
 def _unknown_clause_hint(key: str, allowed: dict, what: str, operator: bool) -> str:
     """What to write instead of an unknown clause: a near name, a trigger's place, or the known ones."""
-    if operator and (key in schema.TRIGGERS or key in ("trigger", "on", "if", "after")):
-        kind = key if key in schema.TRIGGERS else "revisit"
+    if operator and (key in triggers.TRIGGERS or key in ("trigger", "on", "if", "after")):
+        kind = key if key in triggers.TRIGGERS else "revisit"
         return f"a trigger goes last, after `when`: `anomaly … when {kind}`"
     near = did_you_mean(key, allowed)
     if near:
@@ -261,9 +261,9 @@ class _Elaborator:
     def anomaly(self, st: S.Statement) -> N.Anomaly | None:
         words = list(st.words[1:])
         trigger: N.Trigger | None = None
-        if words and isinstance(words[0], S.Name) and words[0].text in schema.LEADING_TRIGGERS:
+        if words and isinstance(words[0], S.Name) and words[0].text in triggers.LEADING_TRIGGERS:
             lead = words.pop(0)
-            trigger = N.Trigger(schema.LEADING_TRIGGERS[lead.text], None, (), lead.span)
+            trigger = N.Trigger(triggers.LEADING_TRIGGERS[lead.text], None, (), lead.span)
         if not words or not isinstance(words[0], S.Name):
             self.diag.error(
                 "E120",
@@ -364,30 +364,30 @@ class _Elaborator:
 
     def trigger(self, words: list[S.Word], at: Span) -> N.Trigger | None:
         if not words or not isinstance(words[0], S.Name):
-            self.diag.error("E126", "`when` needs a trigger", at, f"triggers: {', '.join(schema.TRIGGERS)}")
+            self.diag.error("E126", "`when` needs a trigger", at, f"triggers: {', '.join(triggers.TRIGGERS)}")
             return None
         kind = words[0]
-        if kind.text not in schema.TRIGGERS:
+        if kind.text not in triggers.TRIGGERS:
             self.diag.error(
                 "E127",
                 f"unknown trigger `{kind.text}`",
                 kind.span,
-                did_you_mean(kind.text, schema.TRIGGERS) or f"triggers: {', '.join(schema.TRIGGERS)}",
+                did_you_mean(kind.text, triggers.TRIGGERS) or f"triggers: {', '.join(triggers.TRIGGERS)}",
             )
             return None
         rest = words[1:]
         arg = None
-        if kind.text in schema.TRIGGER_ARG:
+        if kind.text in triggers.TRIGGER_ARG:
             if not rest:
                 self.diag.error(
                     "E128",
                     f"`when {kind.text}` needs a value",
                     kind.span,
-                    f"e.g. `when {kind.text} {'20 s' if schema.TRIGGER_ARG[kind.text] == schema.DURATION else '6 m'}`",
+                    f"e.g. `when {kind.text} {'20 s' if triggers.TRIGGER_ARG[kind.text] == schema.DURATION else '6 m'}`",
                 )
                 return None
             arg, rest = rest[0], rest[1:]
-        allowed = {c.key: c for c in schema.TRIGGERS[kind.text]}
+        allowed = {c.key: c for c in triggers.TRIGGERS[kind.text]}
         clauses = self.clauses(tuple(rest), allowed, f"trigger `{kind.text}`")
         return N.Trigger(
             kind.text, arg, clauses, _join(kind.span, (rest[-1] if rest else (arg or kind)).span)

@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-from wac.compiler import schema as T
+from wac.compiler import triggers as TR
 from wac.compiler.operators import REQUIRES
 from wac.taxonomy.registry import PARAM_TYPES, OperatorSpec, Param, Registry, registry
 
@@ -42,9 +42,9 @@ def trigger_forms(trigger_class: str) -> str:
     """How a task writes a trigger class: "no trigger", "`when revisit` / `on_revisit`, …"."""
     if trigger_class == "static":
         return "no trigger"
-    leading = {kind: word for word, kind in T.LEADING_TRIGGERS.items()}
+    leading = {kind: word for word, kind in TR.LEADING_TRIGGERS.items()}
     forms = []
-    for kind, cls in T.TRIGGER_CLASS.items():
+    for kind, cls in TR.TRIGGER_CLASS.items():
         if cls == trigger_class:
             forms.append(f"`when {kind}`" + (f" / `{leading[kind]}`" if kind in leading else ""))
     return ", ".join(forms)

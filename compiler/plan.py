@@ -23,6 +23,7 @@ from wac.bundle.transforms import rotation
 from wac.compiler.anomalies import Lowered
 from wac.compiler.plan_kinds import KINDS, At, PlanKind
 from wac.compiler.plan_steps import LEAVE_MARGIN_M, _free_run, leave_walk
+from wac.compiler.triggers import UNITS as TRIGGER_UNITS
 from wac.compiler.validate import Grid
 from wac.compiler.view_why import no_room, out_of_reach, unseen
 from wac.compiler.views import EYE_M, _hidden, _seen, aim_of, faces_turned_to, unburied, view_band
@@ -30,18 +31,13 @@ from wac.compiler.walk_room import CROSSING_M, WALKED_OBSERVABLES, across, cross
 from wac.errors import PlanError  # noqa: F401 - re-exported
 from wac.taxonomy.registry import registry
 
-TEMPORAL = (B.TriggerKind.revisit, B.TriggerKind.look_away, B.TriggerKind.leave, B.TriggerKind.after)
-
 
 def plan_kind(low: Lowered) -> PlanKind:
-    """The plan kind: the operator unit's, else the category's; temporal and distance triggers decide first."""
-    k = low.trigger.kind
-    if k in TEMPORAL:
-        return KINDS["revisit"]
-    if k == B.TriggerKind.every:
-        return KINDS["watch"]
-    if k in (B.TriggerKind.beyond, B.TriggerKind.within):
-        return KINDS["near_far"]
+    """The plan kind: the trigger's (temporal and distance triggers decide first), else the operator
+    unit's, else the category's."""
+    trigger = TRIGGER_UNITS.get(low.trigger.kind.value)
+    if trigger is not None and trigger.plan is not None:
+        return KINDS[trigger.plan]
     return KINDS[low.unit.plan or registry().category(low.category).plan]
 
 
@@ -313,19 +309,11 @@ def _watch_from_start(
 
 def _band(kind: PlanKind, low: Lowered) -> tuple[float, float, float, float]:
     """(closest, preferred nearer than, farthest, farthest from afar) viewpoint distances from the
-    target's edge: the kind's band (`views.view_band`), narrowed where the trigger needs it."""
-    lo, near, hi, far = view_band(kind, low.focus, *kind.distances)
-    trig = low.trigger
-    if kind.steps_back and trig.kind == B.TriggerKind.within and trig.distance_m:
-        hi = min(hi, trig.distance_m * 0.8)
-        lo = min(lo, hi * 0.6)
-    if trig.kind == B.TriggerKind.leave:  # the viewpoint arms it: inside the enter distance
-        hi = min(hi, (trig.enter_m or B.TRIGGER_DEFAULTS.enter_m) * 0.8)
-        lo = min(lo, hi * 0.6)
-        far = 0.0
-    if trig.seen_within_m:  # a sighting arms it only this near (revisit, look_away)
-        far = min(far, trig.seen_within_m - 0.5)
-    return lo, near, hi, far
+    target's edge: the kind's band (`views.view_band`), narrowed where the trigger needs it
+    (`TriggerUnit.band`)."""
+    band = view_band(kind, low.focus, *kind.distances)
+    trigger = TRIGGER_UNITS.get(low.trigger.kind.value)
+    return trigger.band(low.trigger, band) if trigger is not None and trigger.band is not None else band
 
 
 def _paths(grid: Grid, memo: dict | None):

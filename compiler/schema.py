@@ -197,48 +197,7 @@ BOUNDS_CLAUSES = (
     _c("polygon", POLYGON, "a polygon [(x, y), …] instead of a rectangle"),
 )
 
-TRIGGERS = {
-    # name -> clauses it takes
-    "revisit": (
-        _c("away", DURATION, "out of view for at least this long", lo=0, hi=3600),
-        _c("leave", LENGTH, "or moved at least this far away", lo=0.5, hi=1000),
-        _c("seen_within", LENGTH, "it counts as seen only within this distance", lo=0.5, hi=1000),
-        _c("repeat", BOOL, "fire on every revisit, toggling back and forth"),
-    ),
-    "look_away": (
-        _c("seen_within", LENGTH, "it counts as seen only within this distance", lo=0.5, hi=1000),
-        _c("repeat", BOOL, "fire every time the agent looks away"),
-    ),
-    "leave": (
-        _c("enter", LENGTH, "arms when the agent comes this close", lo=0.5, hi=1000),
-        _c("exit", LENGTH, "fires when it then goes this far away", lo=0.5, hi=1000),
-        _c("repeat", BOOL, "fire on every leave, toggling back and forth"),
-    ),
-    "after": (),  # after DURATION
-    "every": (),  # every DURATION
-    "beyond": (),  # beyond LENGTH
-    "within": (),  # within LENGTH
-    "contact": (),
-    "interact": (),
-}
-TRIGGER_ARG = {"after": DURATION, "every": DURATION, "beyond": LENGTH, "within": LENGTH}
-TRIGGER_CLASS = {
-    "revisit": "temporal",
-    "look_away": "temporal",
-    "leave": "temporal",
-    "after": "temporal",
-    "every": "temporal",
-    "beyond": "distance",
-    "within": "distance",
-    "contact": "contact",
-    "interact": "interact",
-}
-LEADING_TRIGGERS = {
-    "on_revisit": "revisit",
-    "on_look_away": "look_away",
-    "on_contact": "contact",
-    "on_interact": "interact",
-}
+# The triggers (`when KIND …`, `on_KIND`) are units of their own: wac.compiler.triggers.
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,6 @@ from wac.taxonomy.registry import Category, registry
 from .base import DETECTORS, Finding, Timeline
 from .world import World
 
-DISTANCE = (B.TriggerKind.beyond, B.TriggerKind.within)
 # in the perturbed world, gaps and overlaps smaller than this beside the anomaly are not evident to an
 # auditor who never saw the clean world (a tilted stall brushing a lantern; as the compiler's E536)
 UNSEEN_M = {Category.missing_support: 0.05, Category.intersection: 0.05}
@@ -99,7 +98,7 @@ def judge(clean: World, changes: list[Change], known: Iterable[Finding]) -> list
 
 def _missing(base: World, c: Change, own: set[str], index: int) -> Problem | None:
     states = (base,) if c.static else (base, base.apply(c.effects))
-    tl = Timeline(states, frozenset(own), by_distance=c.trigger.kind in DISTANCE, focus=frozenset(own))
+    tl = Timeline(states, frozenset(own), by_distance=c.trigger.kind.viewpoint, focus=frozenset(own))
     report = DETECTORS[c.category](tl, frozenset(own))
     if any(set(f.objects) & own for f in report.findings):
         return None
@@ -151,7 +150,7 @@ def _other(
     dynamic = [c for c in changes if not c.static]
     states = (base,) if not dynamic else (base, base.apply(e for c in dynamic for e in c.effects))
     changed = frozenset().union(*owns) if owns else frozenset()
-    by_distance = any(c.trigger.kind in DISTANCE for c in dynamic)
+    by_distance = any(c.trigger.kind.viewpoint for c in dynamic)
     # where the changed objects were stand in the clean world too: a crate moved from under a cup
     seen = (clean, *states)
     focus: dict[tuple, frozenset[str] | None] = {}

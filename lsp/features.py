@@ -13,6 +13,7 @@ from pygls.uris import from_fs_path
 
 from wac.compiler import nodes as N
 from wac.compiler import schema as SC
+from wac.compiler import triggers as TRG
 from wac.compiler.assemble import Built
 from wac.compiler.parse import name_tokens
 from wac.lsp.analysis import Analysis, prefab_extent, stdlib_file
@@ -122,7 +123,7 @@ def complete(analysis: Analysis, text: str, pos: T.Position) -> list[T.Completio
             ]
         items += _items(["when", "affects"], K.Keyword)
         if re.search(r"\bwhen\s+\w*$", before):
-            items = _items(sorted(SC.TRIGGERS), K.Event, "trigger")
+            items = _items(sorted(TRG.TRIGGERS), K.Event, "trigger")
         return items
     if re.match(r"^\s*task\s+\w+\s+on\s+\w*$", before):
         return _items(sorted(vis.scenes) if vis else [], K.Module, "scene")

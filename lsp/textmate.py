@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from wac.compiler import schema as SC
+from wac.compiler import triggers as TRG
 from wac.errors import WacError
 from wac.taxonomy.registry import registry
 
@@ -34,7 +35,7 @@ def keywords() -> list[str]:
     """Statement keywords of every context, generators, triggers and shapes."""
     words = {k for table in SC.CONTEXTS.values() for k in table} | set(SC.GENERATORS)
     words |= (
-        set(SC.TRIGGERS) | set(SC.LEADING_TRIGGERS) | set(SC.SHAPES) | {"when", "on", "affects", "anomaly"}
+        set(TRG.TRIGGERS) | set(TRG.LEADING_TRIGGERS) | set(SC.SHAPES) | {"when", "on", "affects", "anomaly"}
     )
     return sorted(words - set(DECLARATIONS))
 
@@ -83,7 +84,7 @@ def grammar() -> dict:
                 "captures": {"1": {"name": "storage.type.wac"}, "2": {"name": "entity.name.type.wac"}},
             },
             "anomaly": {  # `anomaly [on_revisit] OPERATOR`
-                "match": rf"\b(anomaly)\s+(?:({_alt(list(SC.LEADING_TRIGGERS))})\s+)?({_alt(operators())})\b",
+                "match": rf"\b(anomaly)\s+(?:({_alt(list(TRG.LEADING_TRIGGERS))})\s+)?({_alt(operators())})\b",
                 "captures": {
                     "1": {"name": "keyword.control.wac"},
                     "2": {"name": "keyword.other.trigger.wac"},

@@ -151,11 +151,7 @@ class AnomalyTriggers:
         foot = self.physics.agent_position()
         contacts_needed = any(a.trig.trigger.kind == TriggerKind.contact for a in self.anomalies)
         for an in self.anomalies:
-            if an.trig.done and an.trig.trigger.kind not in (
-                TriggerKind.beyond,
-                TriggerKind.within,
-                TriggerKind.every,
-            ):
+            if an.trig.done and not an.trig.trigger.kind.level:
                 continue
             k = an.trig.trigger.kind
             if k == TriggerKind.always:
@@ -199,7 +195,7 @@ class AnomalyTriggers:
             listener(an, on)
         if on:
             ctx = fx.EffectContext(self.world, self.physics, push, self.sim_time)
-            if an.undos and an.trig.trigger.kind in (TriggerKind.contact, TriggerKind.interact):
+            if an.undos and an.trig.trigger.kind.by_touch:
                 an.undos = []  # re-applied on a repeated contact: keep the current state as the base
             for eff in an.spec.effects:
                 if isinstance(eff, B.SetPhysics):

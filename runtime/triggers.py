@@ -18,10 +18,14 @@ anomaly's target (in view? how far?) and returns "on", "off" or None.  The seman
 - contact / interact: fires on the agent's contact with / interaction with the target.
 
 revisit, look_away and leave also defer while the target is in view when `only_unseen`.
+
+Each kind's rule is one function registered with `@fires(kind, …)` (its update, and when it needs
+to know whether the target is in view); `FIRES` covers every `TriggerKind` at import.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wac.bundle.model import TRIGGER_DEFAULTS, Trigger, TriggerKind
@@ -85,91 +89,20 @@ class TriggerState:
 
     def initial(self) -> bool:
         """Whether the anomaly is on when the world loads."""
-        k = self.trigger.kind
-        return k == TriggerKind.always
+        return self.trigger.kind.static
 
     def needs_view(self, time: float, distance: float) -> bool:
         """Whether this tick's `Percept.in_view` can change what `update` does (the runtime renders
-        the target's pixels to know, so it asks only then): a revisit once the target was seen or
-        from within `seen_within`, a look-away likewise, and a leave or after trigger whose fire is
-        due and must wait for the target to be out of view."""
-        tr, k = self.trigger, self.trigger.kind
-        if self.done or k == TriggerKind.always:
+        the target's pixels to know, so it asks only then)."""
+        if self.done:
             return False
-        if k in (TriggerKind.revisit, TriggerKind.look_away):
-            near = tr.seen_within_m is None or distance <= tr.seen_within_m
-            armed = self.seen if k == TriggerKind.revisit else self.was_in_view
-            return near or armed or self.want
-        if k == TriggerKind.leave:
-            enter, exit_ = self._leave_m()
-            return tr.only_unseen and (self.want or ((self.entered or distance < enter) and distance > exit_))
-        if k == TriggerKind.after:
-            return tr.only_unseen and (self.want or time >= (tr.after_s or 0.0))
-        return False
+        return FIRES[self.trigger.kind].needs_view(self, time, distance)
 
     def update(self, pc: Percept) -> str | None:
         """Advance with this tick's percept; returns "on", "off", "deferred" or None."""
-        tr, k = self.trigger, self.trigger.kind
-        if k == TriggerKind.always or self.done:
+        if self.done:
             return None
-        if k in (TriggerKind.beyond, TriggerKind.within):
-            d = tr.distance_m if tr.distance_m is not None else TRIGGER_DEFAULTS.distance_m
-            if k == TriggerKind.beyond:
-                on = pc.distance > d + HYSTERESIS_M if not self.active else pc.distance > d - HYSTERESIS_M
-            else:
-                on = pc.distance < d - HYSTERESIS_M if not self.active else pc.distance < d + HYSTERESIS_M
-            return self._set(on)
-        if k == TriggerKind.every:
-            p = tr.period_s or 1.0
-            return self._set(int(pc.time / p + 1e-9) % 2 == 1)
-        if k in (TriggerKind.contact, TriggerKind.interact):
-            now = pc.contact if k == TriggerKind.contact else pc.interacted
-            rising = now and not self.was_in_view  # was_in_view doubles as "was touching"
-            self.was_in_view = now
-            if not rising:
-                return None
-            self.fired += 1
-            self.active = True
-            self.done = not tr.repeat
-            return "on"  # with repeat, each new contact/interaction re-applies the effects
-        if k == TriggerKind.after:
-            return self._fire_once(pc.time >= (tr.after_s or 0.0), pc, defer=tr.only_unseen)
-        if k == TriggerKind.look_away:
-            seen = pc.in_view and (tr.seen_within_m is None or pc.distance <= tr.seen_within_m)
-            fire = self.was_in_view and not pc.in_view
-            self.was_in_view = seen or (self.was_in_view and pc.in_view)
-            return self._fire_once(fire or self.want, pc, defer=True)
-        if k == TriggerKind.leave:
-            enter, exit_ = self._leave_m()
-            if pc.distance < enter:
-                self.entered = True
-            fire = self.entered and pc.distance > exit_
-            if fire:
-                self.entered = False
-            return self._fire_once(fire or self.want, pc, defer=tr.only_unseen)
-        if k == TriggerKind.revisit:
-            seen_ok = tr.seen_within_m is None or pc.distance <= tr.seen_within_m
-            if pc.in_view:
-                if seen_ok:
-                    self.seen = True
-                self.last_seen_t = pc.time
-                self.seen_xy = pc.agent_xy
-                return None
-            if not self.seen:
-                return None
-            away = pc.time - self.last_seen_t
-            moved = ((pc.agent_xy[0] - self.seen_xy[0]) ** 2 + (pc.agent_xy[1] - self.seen_xy[1]) ** 2) ** 0.5
-            need_t = (
-                tr.away_s
-                if tr.away_s is not None
-                else (TRIGGER_DEFAULTS.away_s if tr.leave_m is None else None)
-            )
-            fire = (need_t is not None and away >= need_t) or (tr.leave_m is not None and moved >= tr.leave_m)
-            if fire:
-                self.seen = False
-                return self._toggle_or_fire(pc)
-            return None
-        return None
+        return FIRES[self.trigger.kind].update(self, pc)
 
     # --- helpers ----------------------------------------------------------------------------
     def _leave_m(self) -> tuple[float, float]:
@@ -209,3 +142,143 @@ class TriggerState:
         self.active = True
         self.fired += 1
         return "on"
+
+
+Update = Callable[[TriggerState, Percept], "str | None"]
+NeedsView = Callable[[TriggerState, float, float], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Firing:
+    """One trigger kind's rule: how a tick's percept advances it, and when it needs to know whether
+    the target is in view."""
+
+    update: Update
+    needs_view: NeedsView
+
+
+FIRES: dict[TriggerKind, Firing] = {}
+
+
+def _never(st: TriggerState, time: float, distance: float) -> bool:
+    return False
+
+
+def fires(*kinds: TriggerKind, needs_view: NeedsView = _never) -> Callable[[Update], Update]:
+    """Register the decorated function as the update rule of `kinds`."""
+
+    def register(fn: Update) -> Update:
+        for k in kinds:
+            if k in FIRES:
+                raise TypeError(f"two rules for trigger kind {k.value!r}")
+            FIRES[k] = Firing(fn, needs_view)
+        return fn
+
+    return register
+
+
+@fires(TriggerKind.always)
+def _always(st: TriggerState, pc: Percept) -> str | None:
+    return None  # on from the start (`initial`)
+
+
+@fires(TriggerKind.beyond, TriggerKind.within)
+def _viewpoint(st: TriggerState, pc: Percept) -> str | None:
+    tr = st.trigger
+    d = tr.distance_m if tr.distance_m is not None else TRIGGER_DEFAULTS.distance_m
+    if tr.kind == TriggerKind.beyond:
+        on = pc.distance > d + HYSTERESIS_M if not st.active else pc.distance > d - HYSTERESIS_M
+    else:
+        on = pc.distance < d - HYSTERESIS_M if not st.active else pc.distance < d + HYSTERESIS_M
+    return st._set(on)
+
+
+@fires(TriggerKind.every)
+def _every(st: TriggerState, pc: Percept) -> str | None:
+    p = st.trigger.period_s or 1.0
+    return st._set(int(pc.time / p + 1e-9) % 2 == 1)
+
+
+@fires(TriggerKind.contact, TriggerKind.interact)
+def _touch(st: TriggerState, pc: Percept) -> str | None:
+    now = pc.contact if st.trigger.kind == TriggerKind.contact else pc.interacted
+    rising = now and not st.was_in_view  # was_in_view doubles as "was touching"
+    st.was_in_view = now
+    if not rising:
+        return None
+    st.fired += 1
+    st.active = True
+    st.done = not st.trigger.repeat
+    return "on"  # with repeat, each new contact/interaction re-applies the effects
+
+
+def _after_needs_view(st: TriggerState, time: float, distance: float) -> bool:
+    """A fire that is due must wait for the target to be out of view."""
+    tr = st.trigger
+    return tr.only_unseen and (st.want or time >= (tr.after_s or 0.0))
+
+
+@fires(TriggerKind.after, needs_view=_after_needs_view)
+def _after(st: TriggerState, pc: Percept) -> str | None:
+    tr = st.trigger
+    return st._fire_once(pc.time >= (tr.after_s or 0.0), pc, defer=tr.only_unseen)
+
+
+def _sighting_needs_view(st: TriggerState, time: float, distance: float) -> bool:
+    """Once the target was seen, or from within `seen_within`."""
+    tr = st.trigger
+    near = tr.seen_within_m is None or distance <= tr.seen_within_m
+    armed = st.seen if tr.kind == TriggerKind.revisit else st.was_in_view
+    return near or armed or st.want
+
+
+@fires(TriggerKind.look_away, needs_view=_sighting_needs_view)
+def _look_away(st: TriggerState, pc: Percept) -> str | None:
+    tr = st.trigger
+    seen = pc.in_view and (tr.seen_within_m is None or pc.distance <= tr.seen_within_m)
+    fire = st.was_in_view and not pc.in_view
+    st.was_in_view = seen or (st.was_in_view and pc.in_view)
+    return st._fire_once(fire or st.want, pc, defer=True)
+
+
+def _leave_needs_view(st: TriggerState, time: float, distance: float) -> bool:
+    """A fire that is due (entered, now beyond `exit`) must wait for the target to be out of view."""
+    enter, exit_ = st._leave_m()
+    return st.trigger.only_unseen and (st.want or ((st.entered or distance < enter) and distance > exit_))
+
+
+@fires(TriggerKind.leave, needs_view=_leave_needs_view)
+def _leave(st: TriggerState, pc: Percept) -> str | None:
+    enter, exit_ = st._leave_m()
+    if pc.distance < enter:
+        st.entered = True
+    fire = st.entered and pc.distance > exit_
+    if fire:
+        st.entered = False
+    return st._fire_once(fire or st.want, pc, defer=st.trigger.only_unseen)
+
+
+@fires(TriggerKind.revisit, needs_view=_sighting_needs_view)
+def _revisit(st: TriggerState, pc: Percept) -> str | None:
+    tr = st.trigger
+    seen_ok = tr.seen_within_m is None or pc.distance <= tr.seen_within_m
+    if pc.in_view:
+        if seen_ok:
+            st.seen = True
+        st.last_seen_t = pc.time
+        st.seen_xy = pc.agent_xy
+        return None
+    if not st.seen:
+        return None
+    away = pc.time - st.last_seen_t
+    moved = ((pc.agent_xy[0] - st.seen_xy[0]) ** 2 + (pc.agent_xy[1] - st.seen_xy[1]) ** 2) ** 0.5
+    need_t = tr.away_s if tr.away_s is not None else (TRIGGER_DEFAULTS.away_s if tr.leave_m is None else None)
+    fire = (need_t is not None and away >= need_t) or (tr.leave_m is not None and moved >= tr.leave_m)
+    if fire:
+        st.seen = False
+        return st._toggle_or_fire(pc)
+    return None
+
+
+if set(FIRES) != set(TriggerKind):
+    raise ImportError(f"trigger kinds without a rule: {sorted(set(TriggerKind) - set(FIRES))}")

@@ -51,6 +51,12 @@ BUILTIN_RAISES = {
     "the value reader does not handle: an unreachable branch",
     ("wac.compiler.fmt", "word", "AssertionError"): "a syntax node the formatter does not handle: an "
     "unreachable branch",
+    ("wac.compiler.triggers", "<module>", "ImportError"): "the trigger units disagree with the bundle's "
+    "TriggerKind or the taxonomy's trigger classes: a programming error at import",
+    ("wac.runtime.triggers", "<module>", "ImportError"): "a trigger kind without a rule: a programming "
+    "error at import",
+    ("wac.runtime.triggers", "fires.register", "TypeError"): "two rules registered for one trigger kind: "
+    "a programming error at import",
     ("wac.runtime.effects", "<module>", "ImportError"): "an Effect variant without an apply function: "
     "a programming error at import",
     ("wac.runtime.effects", "applies.register", "TypeError"): "two apply functions registered for one "

@@ -14,6 +14,7 @@ from pathlib import Path
 from wac.bundle.model import CompiledTask, SelfCheckPlan
 from wac.bundle.reader import Bundle
 from wac.errors import WacError
+from wac.taxonomy.registry import Category
 
 from .capture import Step, actions_text, anchor, anchor_index, run_steps
 from .checks import check_necessity, check_one_change, check_trigger, static_checks
@@ -101,7 +102,7 @@ def _check_anomaly(
     obs = observable(plan.observable)
     reasons = static_checks(task, plan)
     if shadows is None:
-        shadows = plan.category == "shadow_lighting"
+        shadows = plan.category == Category.shadow_lighting
     try:
         pert = run_steps(
             bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth, focus=task

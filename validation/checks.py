@@ -8,21 +8,12 @@ import numpy as np
 from wac.bundle.model import TRIGGER_DEFAULTS, AddObject, CompiledTask, SelfCheckPlan, TriggerKind
 
 from .capture import Run, Sample, anchor, anchor_index, focus_ids
-from .pixelchecks import necessity_change
+from .pixelchecks import WATCHED_CATEGORIES, necessity_change
 
 FRAME_DIFF = 24  # a pixel differs when a channel differs by more than this (0-255)
 DIFF_FRACTION = 0.002  # frames differ when more than this fraction of pixels do
 CONTINUOUS = {"set_motion", "set_animation", "set_day_night", "set_flicker"}
 PHYSICAL = {"set_physics", "set_solid", "add_blocker", "add_hole", "set_motion", "set_mechanism", "set_pose"}
-NOT_DEFERRED = {TriggerKind.every, TriggerKind.beyond, TriggerKind.within}
-ONCE = {
-    TriggerKind.revisit,
-    TriggerKind.look_away,
-    TriggerKind.leave,
-    TriggerKind.after,
-    TriggerKind.contact,
-    TriggerKind.interact,
-}
 
 
 def frames_differ(a: Sample, b: Sample, ignore: tuple[str, ...] = ()) -> tuple[bool, str]:
@@ -67,10 +58,9 @@ def check_necessity(
     if "single_view" in ev or not ev & {"interaction", "revisit", "time", "several_views"}:
         return "n/a", [], []
     an = anchor(task)
-    continuous = (
-        an.trigger.kind in (TriggerKind.always, TriggerKind.every)
-        and {e.kind for e in an.effects} <= CONTINUOUS
-    )
+    continuous = (an.trigger.kind.static or an.trigger.kind.periodic) and {
+        e.kind for e in an.effects
+    } <= CONTINUOUS
     reasons, notes = [], []
     points = [("the start view", clean.samples[0], pert.samples[0])]
     strict = bool(ev & {"interaction", "revisit", "time"})
@@ -157,9 +147,7 @@ def check_one_change(task: CompiledTask, clean: Run, pert: Run) -> tuple[list[st
     )
     dynamic = {o.id for o in task.scene.objects if o.dynamic}
     kinds = {e.kind for an in task.anomalies for e in an.effects}
-    contact_physics = any(
-        an.trigger.kind in (TriggerKind.contact, TriggerKind.interact) for an in task.anomalies
-    ) and bool(kinds & PHYSICAL)
+    contact_physics = any(an.trigger.kind.by_touch for an in task.anomalies) and bool(kinds & PHYSICAL)
     for when, cs, ps, cw, pw in (
         ("after load", clean.states_start, pert.states_start, clean.world_start, pert.world_start),
         ("after the run", clean.states_end, pert.states_end, clean.world_end, pert.world_end),
@@ -233,9 +221,10 @@ def check_trigger(task: CompiledTask, pert: Run) -> tuple[int, list[str]]:
         )
     if n == 0:
         return 0, [f"trigger: the {kind.value} trigger never fired during the plan" + _never_why(task, pert)]
-    if kind in ONCE and not an.trigger.repeat and n != 1:
+    once = not (kind.static or kind.level)  # fires once (unless it repeats)
+    if once and not an.trigger.repeat and n != 1:
         return n, [f"trigger: the {kind.value} trigger fired {n} times (expected exactly once)"]
-    if first is not None and kind in ONCE and fired[0].step <= first.step:
+    if first is not None and once and fired[0].step <= first.step:
         return n, [
             f"trigger: the {kind.value} trigger fired at action {fired[0].step}, before the 'before' view "
             f"(action {first.step}): the change is already there when the auditor first looks"
@@ -245,7 +234,7 @@ def check_trigger(task: CompiledTask, pert: Run) -> tuple[int, list[str]]:
         for e, seen in zip(pert.events, pert.event_in_view, strict=False)
         if seen and e.anomaly == ai and e.event in ("fired", "deactivated")
     ]
-    if witnessed and an.category in ("existence", "static_attribute"):
+    if witnessed and an.category in WATCHED_CATEGORIES:
         e = witnessed[0]
         return n, [
             f"trigger: the change happened in view ({e.trigger} trigger {e.event} at {e.sim_time:.1f} s, action "
@@ -279,7 +268,7 @@ def _never_why(task: CompiledTask, pert: Run) -> str:
         return f": the agent must come within {tr.enter_m:g} m and then go beyond {tr.exit_m:g} m{got}"
     if tr.kind == TriggerKind.after:
         return f": the plan ends at {pert.samples[-1].sim_time:.1f} s, before {tr.after_s:g} s (or the target stayed in view)"
-    if tr.kind in (TriggerKind.beyond, TriggerKind.within):
+    if tr.kind.viewpoint:
         return f": the agent never went {'farther' if tr.kind == TriggerKind.beyond else 'nearer'} than {tr.distance_m:g} m"
     return ""
 
@@ -307,7 +296,7 @@ def static_checks(task: CompiledTask, plan: SelfCheckPlan) -> list[str]:
         reasons.append(f"budget: the plan needs {plan.actions_needed} actions, the budget is {budget}")
     an = anchor(task)
     tr = an.trigger
-    if an.category in ("existence", "static_attribute") and tr.kind in NOT_DEFERRED:
+    if an.category in WATCHED_CATEGORIES and tr.kind.level:
         reasons.append(
             f"trigger: the {tr.kind.value} trigger does not wait until the target is out of view, so the "
             f"{an.category.replace('_', ' ')} can happen while the auditor watches (use revisit, look_away, leave "

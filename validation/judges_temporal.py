@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from wac.bundle.model import AddObject, CompiledTask
+from wac.bundle.model import CompiledTask
 
 from .capture import Run, anchor, as_array, focus_ids
 from .readings import (
@@ -375,10 +375,10 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
     s = deciding_sample(run)
     era = task.scene.era
     benign = {b.object for b in task.scene.benign}
-    if era in ("any", "", None) and anchor(task).operator != "extra_asset":
+    if era in ("any", "", None):
         return Reading("era_mismatch", 0.0, False, "the scene has no era to clash with")
     odd = []
-    for oid, (_, why) in s.measure.get("eras", {}).items() if era not in ("any", "", None) else ():
+    for oid, (_, why) in s.measure.get("eras", {}).items():
         if why and oid not in benign:
             px = object_px(s, oid)
             if px >= MIN_PX:
@@ -388,15 +388,6 @@ def judge_era(run: Run, task: CompiledTask) -> Reading:
         return Reading(
             "era_mismatch", float(len(odd)), True, f"{object_label(task, oid)} is in view: {why}", px
         )
-    # extra_asset: the compiler established that the added object does not belong in this kind of
-    # scene (its prefab's scene types); seeing it is the evidence
-    an = anchor(task)
-    if an.operator == "extra_asset":
-        for e in an.effects:
-            if isinstance(e, AddObject) and object_px(s, e.object.id) >= MIN_PX:
-                return Reading(
-                    "era_mismatch", 1.0, True, f"{object_label(task, e.object.id)} is in view, out of place"
-                )
     # the anomaly's object is in the world but not in this view: the run is no evidence either way
     eras = s.measure.get("eras", {})
     hidden = [(oid, object_px(s, oid)) for oid in focus_ids(task) if oid in eras]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from wac.bundle.model import CompiledTask, SelfCheckPlan, TriggerKind
 from wac.bundle.onscreen import WATCH_PX
+from wac.taxonomy.registry import Category
 
 from .capture import Run, Sample, anchor, anchor_index, focus_ids
 from .visual import CHANGE_PX, Change, best_change, change, same_view, target_px
@@ -23,11 +24,10 @@ from .visual import CHANGE_PX, Change, best_change, change, same_view, target_px
 VISUAL_EVIDENCE = {"single_view", "several_views", "revisit", "time"}
 # shadow and lighting anomalies show on the surfaces around the target, not on it: their
 # observable already judges those pixels (`judges_appearance.judge_light_pair`)
-OWN_PIXEL_JUDGE = {"shadow_lighting"}
+OWN_PIXEL_JUDGE = {Category.shadow_lighting}
 # a change of light shows on what the light falls on, not only on the lamp: the whole frame
 LIGHT_EFFECTS = {"set_light", "set_flicker", "set_day_night"}
-UNSEEN_TRIGGERS = {TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after}
-WATCHED_CATEGORIES = {"existence", "static_attribute"}
+WATCHED_CATEGORIES = {Category.existence, Category.static_attribute}
 
 # what to change when a change does not show, for an operator whose spec gives no `if_invisible:`
 # (taxonomy/operators.yaml)
@@ -89,7 +89,7 @@ def check_visible(
         return reasons, notes
     notes.append(f"visible change: {best.words()}{_at(best)}")
     ev = _before_after(pert) if an.trigger.kind != TriggerKind.always else None
-    if ev is not None and same_view(*ev) and an.category in WATCHED_CATEGORIES | {"operational_state"}:
+    if ev is not None and same_view(*ev) and an.category in WATCHED_CATEGORIES | {Category.operational_state}:
         ba = change(ev[0], ev[1], ids)
         cb = _before_after(clean)
         base = change(cb[0], cb[1], ids) if cb is not None and same_view(*cb) else None
@@ -115,7 +115,7 @@ def check_watched(task: CompiledTask, clean: Run, pert: Run) -> list[str]:
     an = anchor(task)
     ai = anchor_index(task)
     kind = an.trigger.kind
-    if kind == TriggerKind.always or (kind not in UNSEEN_TRIGGERS and an.category not in WATCHED_CATEGORIES):
+    if kind == TriggerKind.always or (not kind.unseen and an.category not in WATCHED_CATEGORIES):
         return []
     ids = focus_ids(task)
     for k, e in enumerate(pert.events):

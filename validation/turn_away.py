@@ -22,7 +22,7 @@ from wac.bundle.actions import LOOK_DEG, MAX_MOVE_M, MOVE_M
 from wac.bundle.model import CompiledTask, SelfCheckPlan
 
 from .capture import Run, Step
-from .pixelchecks import UNSEEN_TRIGGERS, check_watched
+from .pixelchecks import check_watched
 
 PITCH_ROOM_DEG = 85.0  # a look stays within this of level, so that looking back restores the plan's pitch
 
@@ -37,7 +37,7 @@ def away_turns(exposing: list[Step]) -> tuple[int, int] | None:
 def searches_away(task: CompiledTask, plan: SelfCheckPlan) -> bool:
     """Whether `wac validate` varies how the auditor turns away: the plan's anomaly has a trigger
     that must fire unseen, and the plan turns away from the target and back."""
-    if task.anomalies[plan.anomaly].trigger.kind not in UNSEEN_TRIGGERS:
+    if not task.anomalies[plan.anomaly].trigger.kind.unseen:
         return False
     steps = [Step.of(s) for s in plan.steps]
     first = next((i for i, s in enumerate(steps) if s.action == "mark"), len(steps))

@@ -29,11 +29,11 @@ from pathlib import Path
 from random import Random
 
 from wac.bundle.actions import MAX_MOVE_M, MOVE_M, PASSED_SLACK_M
-from wac.bundle.model import TriggerKind
 from wac.bundle.reader import Bundle
 from wac.errors import UsageError
 from wac.exits import sigterm_interrupts
 from wac.progress import Progress
+from wac.taxonomy.registry import Category
 
 from .capture import Step, actions_text, focus_ids, run_steps
 from .judges_physics import clean_walk_passes, went_past
@@ -42,7 +42,6 @@ from .turn_away import fired, searches_away, turned_away, walks_away, watched
 
 PROFILES = {"ci": 6, "long": 60}
 DRAWS_PER_EXAMPLE = 3  # a discarded variation is replaced by another, up to this many draws per one wanted
-DISTANCE_TRIGGERS = (TriggerKind.beyond, TriggerKind.within, TriggerKind.leave)
 
 
 @dataclass(frozen=True)
@@ -373,7 +372,7 @@ def differential(
     if sum(1 for s in steps if s.action != "mark") > task.exploration.budget_actions:
         return Outcome(True, False, None, None, "over budget")
     obs = observable(plan.observable)
-    shadows = plan.category == "shadow_lighting"
+    shadows = plan.category == Category.shadow_lighting
     clean = run_steps(bdir, "clean", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth)
     if off := _repositioning_off(clean, steps, rep, task.exploration.start.yaw_deg):
         return Outcome(True, False, None, None, f"repositioning blocked: {off}")
@@ -546,7 +545,7 @@ def validate_bundle(
     bundle = Bundle.open(path)
     bdir, task, plan = bundle.path, bundle.task(), bundle.plan()
     start_yaw, start_pitch = task.exploration.start.yaw_deg, task.exploration.start.pitch_deg
-    by_distance = task.anomalies[plan.anomaly].trigger.kind in DISTANCE_TRIGGERS
+    by_distance = task.anomalies[plan.anomaly].trigger.kind.by_distance
     away = searches_away(task, plan)
     t0 = time.perf_counter()
     tried = {"n": 0, "valid": 0}

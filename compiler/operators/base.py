@@ -31,6 +31,7 @@ from wac.compiler.assemble import Built, make_object
 from wac.compiler.diagnostics import Collector, did_you_mean
 from wac.compiler.layout import Layout, world_bounds
 from wac.compiler.spans import Span
+from wac.compiler.triggers import trigger_action, trigger_phrase  # noqa: F401 - re-exported
 from wac.errors import TaxonomyError
 from wac.taxonomy.registry import OperatorSpec, check_plan_kind
 
@@ -299,41 +300,3 @@ def era_conflict(obj_era: str, scene_era: str) -> bool:
 
 def part_words(part: str | None) -> str:
     return f"{part.replace('_', ' ')} of the " if part else ""
-
-
-def trigger_phrase(trig: B.Trigger) -> str:
-    """When a dynamic anomaly happens, in rubric words."""
-    k = trig.kind
-    if k == B.TriggerKind.revisit:
-        return "after the agent looks away and comes back"
-    if k == B.TriggerKind.look_away:
-        return "as soon as the agent looks away"
-    if k == B.TriggerKind.leave:
-        return f"after the agent leaves the area (beyond {trig.exit_m:g} m) and returns"
-    if k == B.TriggerKind.after:
-        return f"after about {trig.after_s:g} s, while unobserved"
-    if k == B.TriggerKind.every:
-        return f"every {trig.period_s:g} s"
-    if k == B.TriggerKind.beyond:
-        return f"when seen from farther than {trig.distance_m:g} m"
-    if k == B.TriggerKind.within:
-        return f"when seen from closer than {trig.distance_m:g} m"
-    if k == B.TriggerKind.contact:
-        return "on contact"
-    if k == B.TriggerKind.interact:
-        return "when interacted with"
-    return ""
-
-
-def trigger_action(trig: B.Trigger) -> str:
-    """What the inspector does to see a dynamic anomaly happen."""
-    k = trig.kind
-    if k in (B.TriggerKind.revisit, B.TriggerKind.look_away):
-        return "turn away and come back"
-    if k == B.TriggerKind.leave:
-        return f"walk more than {trig.exit_m:g} m away and return"
-    if k in (B.TriggerKind.after, B.TriggerKind.every):
-        return "wait while looking elsewhere"
-    if k in (B.TriggerKind.beyond, B.TriggerKind.within):
-        return f"compare views nearer and farther than {trig.distance_m:g} m"
-    return "interact"

@@ -30,7 +30,7 @@ def hide(cx: Context) -> Lowering:
             hide_expected=f"The {o.name} should be visible where its shadow and collision are.",
             hide_inspection=f"Look at the shadow on the ground where the {o.name} stands and walk into that spot.",
         )
-    if trig.kind in (B.TriggerKind.beyond, B.TriggerKind.within):
+    if trig.kind.viewpoint:
         side = "farther" if trig.kind == B.TriggerKind.beyond else "closer"
         return one(
             B.SetVisible(target=o.id, visible=False, casts_shadow=False, keeps_collision=True),

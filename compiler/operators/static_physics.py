@@ -194,7 +194,7 @@ def scale(cx: Context) -> Lowering | None:
         )
         return None
     factor = tuple(round(o.scale[i] * f[i], 6) for i in range(3))
-    distance = cx.trigger.kind in (B.TriggerKind.beyond, B.TriggerKind.within)
+    distance = cx.trigger.kind.viewpoint
     eff = (B.SetAppearance if distance else B.SetPose)(target=o.id, scale=factor)
     return one(eff, by_words=_scale_words(f))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from wac.compiler import schema
+from wac.compiler import schema, triggers
 from wac.compiler.parse import decode, parse
 from wac.taxonomy.registry import registry
 
@@ -67,8 +67,8 @@ def test_language_reference_names_every_clause_and_trigger() -> None:
     for statement in schema.GENERATOR_STATEMENTS:  # generators and the statements of a room's block
         keys |= {statement.keyword} | {c.key for c in statement.clauses}
     keys |= set(schema.OPENING_CLAUSES) | {c.key for cl in schema.OPENING_CLAUSES.values() for c in cl}
-    keys |= set(schema.TRIGGERS) | {c.key for cl in schema.TRIGGERS.values() for c in cl}
-    keys |= set(schema.LEADING_TRIGGERS) | set(schema.SHAPES)
+    keys |= set(triggers.TRIGGERS) | {c.key for cl in triggers.TRIGGERS.values() for c in cl}
+    keys |= set(triggers.LEADING_TRIGGERS) | set(schema.SHAPES)
     missing = sorted(k for k in keys if k not in words)
     assert not missing, f"docs/language.md does not mention {missing}"
 

@@ -8,7 +8,7 @@ import pytest
 
 from wac.compiler import syntax as S
 from wac.compiler.parse import decode, parse
-from wac.compiler.schema import LEADING_TRIGGERS, TRIGGER_CLASS
+from wac.compiler.triggers import LEADING_TRIGGERS, TRIGGER_CLASS
 from wac.taxonomy.docs import (
     REFERENCE_BUG_TYPES,
     format_table,

@@ -12,6 +12,7 @@ import ast
 import dataclasses
 import inspect
 import json
+import pathlib
 import re
 import types
 from pathlib import Path
@@ -322,3 +323,20 @@ def test_a_bad_effect_is_rejected_when_the_bundle_is_read(effect, message):
     }
     with pytest.raises(ValidationError, match=message):
         B.Anomaly.model_validate(anomaly)
+
+
+def test_no_judge_tests_an_operator_by_name():
+    """A judge reads its observable and the bundle's effects, never the operator that made them: a new
+    operator with the same observable is judged alike (issue 29; judge_era once special-cased
+    `extra_asset`)."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    names = {o.name for o in R.registry().operators}
+    found = []
+    for path in sorted((root / "validation").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                consts = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in names]
+                attrs = [a.attr for a in ast.walk(node) if isinstance(a, ast.Attribute)]
+                if consts and "operator" in attrs:
+                    found.append(f"{path.name}:{node.lineno} {consts}")
+    assert not found, found

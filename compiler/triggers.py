@@ -1,0 +1,302 @@
+"""Trigger units: everything the compiler knows of one trigger kind, in one place.
+
+A `TriggerUnit` holds a kind's syntax (its clauses, its argument, its leading form `on_…`), its
+trigger class (which operators accept it, `taxonomy/operators.yaml`'s `triggers:`), its lowering to
+the bundle's `Trigger` with the errors only it can make (E604, E605), its rubric words (`phrase`:
+when the change happens; `action`: what an inspector does to see it) and the self-check plan kind
+that makes it fire.  The runtime's side of a kind is its rule in `wac.runtime.triggers` (`@fires`).
+
+The tables the rest of the compiler reads (`TRIGGERS`, `TRIGGER_ARG`, `TRIGGER_CLASS`,
+`LEADING_TRIGGERS`) are views of `UNITS`; the set of kinds is checked against the bundle's
+`TriggerKind` and the taxonomy's trigger classes at import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from wac.bundle import model as B
+from wac.compiler.diagnostics import Collector
+from wac.compiler.schema import BOOL, DURATION, LENGTH, Clause, _c
+from wac.compiler.spans import Span
+from wac.taxonomy.registry import TRIGGER_CLASSES, check_plan_kind
+
+D = B.TRIGGER_DEFAULTS
+
+
+@dataclass(frozen=True, slots=True)
+class Args:
+    """A trigger statement's evaluated values: `arg` (the distance or duration after the kind) and
+    its clauses by key; `diameter`, the exploration bounds' diagonal (no distance beyond it)."""
+
+    values: Mapping[str, object]
+    diameter: float
+    span: Span | None
+    diag: Collector
+
+    def get(self, key: str, default=None):
+        return self.values.get(key, default)
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerUnit:
+    kind: str
+    trigger_class: str  # temporal, distance, contact, interact (operators.yaml `triggers:`)
+    lower: Callable[[Args], B.Trigger | None]  # None after reporting a diagnostic
+    phrase: Callable[[B.Trigger], str]  # when the change happens, in rubric words
+    action: Callable[[B.Trigger], str]  # what the inspector does to see it happen
+    clauses: tuple[Clause, ...] = ()
+    arg: str | None = None  # the value type of `when KIND ARG` (after 20 s, beyond 6 m)
+    leading: str | None = None  # the form that leads the anomaly statement (`on_revisit`)
+    # the self-check plan kind that makes it fire (plan_kinds.py); None: the operator's or category's
+    plan: str | None = None
+    # the plan's viewpoint band (closest, preferred, farthest, from afar), narrowed where the trigger
+    # must be armed from the viewpoint; None: the plan kind's band as it is
+    band: Callable[[B.Trigger, Band], Band] | None = None
+
+
+UNITS: dict[str, TriggerUnit] = {}
+Band = tuple[float, float, float, float]
+
+
+def _seen_within(trig: B.Trigger, band: Band) -> Band:
+    """A sighting arms it only within `seen_within`: no viewpoint from afar beyond that."""
+    lo, near, hi, far = band
+    if trig.seen_within_m:
+        far = min(far, trig.seen_within_m - 0.5)
+    return lo, near, hi, far
+
+
+def _inside_enter(trig: B.Trigger, band: Band) -> Band:
+    """The viewpoint arms a `leave`: it lies inside the enter distance, never afar."""
+    lo, near, hi, far = band
+    hi = min(hi, (trig.enter_m or D.enter_m) * 0.8)
+    return min(lo, hi * 0.6), near, hi, 0.0
+
+
+def _inside_within(trig: B.Trigger, band: Band) -> Band:
+    """The near viewpoint of a `within` lies inside its distance."""
+    lo, near, hi, far = band
+    if trig.distance_m:
+        hi = min(hi, trig.distance_m * 0.8)
+        lo = min(lo, hi * 0.6)
+    return lo, near, hi, far
+
+
+def _unit(kind: str, trigger_class: str, **props):
+    def register(lower: Callable[[Args], B.Trigger | None]):
+        check_plan_kind(f"trigger unit {kind}", props.get("plan"))
+        UNITS[kind] = TriggerUnit(kind, trigger_class, lower, **props)
+        return lower
+
+    return register
+
+
+def _never_fires(args: Args, what: str, hint: str) -> None:
+    args.diag.error("E605", f"the trigger can never fire: {what}", args.span, hint)
+
+
+_REPEAT = "fire on every {}, toggling back and forth"
+_SEEN_WITHIN = _c("seen_within", LENGTH, "it counts as seen only within this distance", lo=0.5, hi=1000)
+
+
+@_unit(
+    "revisit",
+    "temporal",
+    clauses=(
+        _c("away", DURATION, "out of view for at least this long", lo=0, hi=3600),
+        _c("leave", LENGTH, "or moved at least this far away", lo=0.5, hi=1000),
+        _SEEN_WITHIN,
+        _c("repeat", BOOL, _REPEAT.format("revisit")),
+    ),
+    leading="on_revisit",
+    plan="revisit",
+    band=_seen_within,
+    phrase=lambda t: "after the agent looks away and comes back",
+    action=lambda t: "turn away and come back",
+)
+def _revisit(args: Args) -> B.Trigger | None:
+    trig = B.Trigger(
+        kind=B.TriggerKind.revisit,
+        away_s=args.get("away", D.away_s),
+        leave_m=args.get("leave", D.leave_m),
+        seen_within_m=args.get("seen_within", D.seen_within_m),
+        repeat=bool(args.get("repeat", False)),
+    )
+    if trig.leave_m >= args.diameter and "away" not in args.values:
+        args.diag.error(
+            "E605",
+            f"the revisit trigger can never fire: moving {trig.leave_m:g} m away is more than the "
+            f"bounds allow ({args.diameter:.1f} m across)",
+            args.span,
+            "lower `leave` or add `away 3 s`",
+        )
+        return None
+    return trig
+
+
+@_unit(
+    "look_away",
+    "temporal",
+    clauses=(_SEEN_WITHIN, _c("repeat", BOOL, "fire every time the agent looks away")),
+    leading="on_look_away",
+    plan="revisit",
+    band=_seen_within,
+    phrase=lambda t: "as soon as the agent looks away",
+    action=lambda t: "turn away and come back",
+)
+def _look_away(args: Args) -> B.Trigger:
+    return B.Trigger(
+        kind=B.TriggerKind.look_away,
+        seen_within_m=args.get("seen_within", D.seen_within_m),
+        repeat=bool(args.get("repeat", False)),
+    )
+
+
+@_unit(
+    "leave",
+    "temporal",
+    clauses=(
+        _c("enter", LENGTH, "arms when the agent comes this close", lo=0.5, hi=1000),
+        _c("exit", LENGTH, "fires when it then goes this far away", lo=0.5, hi=1000),
+        _c("repeat", BOOL, _REPEAT.format("leave")),
+    ),
+    plan="revisit",
+    band=_inside_enter,
+    phrase=lambda t: f"after the agent leaves the area (beyond {t.exit_m:g} m) and returns",
+    action=lambda t: f"walk more than {t.exit_m:g} m away and return",
+)
+def _leave(args: Args) -> B.Trigger | None:
+    enter, exit_ = args.get("enter", D.enter_m), args.get("exit", D.exit_m)
+    if exit_ <= enter:
+        args.diag.error(
+            "E604",
+            f"`leave` fires beyond `exit` ({exit_:g} m), which must be farther than `enter` ({enter:g} m)",
+            args.span,
+        )
+        return None
+    if exit_ >= args.diameter:
+        _never_fires(
+            args,
+            f"leaving {exit_:g} m is farther than the bounds allow (at most {args.diameter:.1f} m across)",
+            "lower `exit` or widen the bounds",
+        )
+        return None
+    return B.Trigger(
+        kind=B.TriggerKind.leave, enter_m=enter, exit_m=exit_, repeat=bool(args.get("repeat", False))
+    )
+
+
+@_unit(
+    "after",
+    "temporal",
+    arg=DURATION,
+    plan="revisit",
+    phrase=lambda t: f"after about {t.after_s:g} s, while unobserved",
+    action=lambda t: "wait while looking elsewhere",
+)
+def _after(args: Args) -> B.Trigger:
+    return B.Trigger(kind=B.TriggerKind.after, after_s=args.get("arg"))
+
+
+@_unit(
+    "every",
+    "temporal",
+    arg=DURATION,
+    plan="watch",
+    phrase=lambda t: f"every {t.period_s:g} s",
+    action=lambda t: "wait while looking elsewhere",
+)
+def _every(args: Args) -> B.Trigger:
+    return B.Trigger(kind=B.TriggerKind.every, period_s=args.get("arg"))
+
+
+def _viewpoint(kind: B.TriggerKind) -> Callable[[Args], B.Trigger | None]:
+    def lower(args: Args) -> B.Trigger | None:
+        d = args.get("arg")
+        if d >= args.diameter:
+            _never_fires(
+                args,
+                f"{d:g} m is more than the bounds span ({args.diameter:.1f} m)",
+                "use a shorter distance",
+            )
+            return None
+        return B.Trigger(kind=kind, distance_m=d)
+
+    return lower
+
+
+_unit(
+    "beyond",
+    "distance",
+    arg=LENGTH,
+    plan="near_far",
+    phrase=lambda t: f"when seen from farther than {t.distance_m:g} m",
+    action=lambda t: f"compare views nearer and farther than {t.distance_m:g} m",
+)(_viewpoint(B.TriggerKind.beyond))
+_unit(
+    "within",
+    "distance",
+    arg=LENGTH,
+    plan="near_far",
+    band=_inside_within,
+    phrase=lambda t: f"when seen from closer than {t.distance_m:g} m",
+    action=lambda t: f"compare views nearer and farther than {t.distance_m:g} m",
+)(_viewpoint(B.TriggerKind.within))
+
+
+@_unit(
+    "contact",
+    "contact",
+    leading="on_contact",
+    phrase=lambda t: "on contact",
+    action=lambda t: "interact",
+)
+def _contact(args: Args) -> B.Trigger:
+    return B.Trigger(kind=B.TriggerKind.contact)
+
+
+@_unit(
+    "interact",
+    "interact",
+    leading="on_interact",
+    phrase=lambda t: "when interacted with",
+    action=lambda t: "interact",
+)
+def _interact(args: Args) -> B.Trigger:
+    return B.Trigger(kind=B.TriggerKind.interact)
+
+
+def lower_trigger(kind: str, args: Args) -> B.Trigger | None:
+    """The bundle's trigger of `when KIND …`; a trigger of a class other than temporal fires whether
+    or not its target is in view."""
+    unit = UNITS[kind]
+    trig = unit.lower(args)
+    if trig is not None and unit.trigger_class != "temporal":
+        trig = trig.model_copy(update={"only_unseen": False})
+    return trig
+
+
+def trigger_phrase(trig: B.Trigger) -> str:
+    """When a dynamic anomaly happens, in rubric words ("" without a trigger)."""
+    unit = UNITS.get(trig.kind.value)
+    return unit.phrase(trig) if unit is not None else ""
+
+
+def trigger_action(trig: B.Trigger) -> str:
+    """What the inspector does to see a dynamic anomaly happen."""
+    unit = UNITS.get(trig.kind.value)
+    return unit.action(trig) if unit is not None else "interact"
+
+
+# views of the units for the syntax (elaborate.py), the language server and the docs
+TRIGGERS: dict[str, tuple[Clause, ...]] = {k: u.clauses for k, u in UNITS.items()}
+TRIGGER_ARG: dict[str, str] = {k: u.arg for k, u in UNITS.items() if u.arg is not None}
+TRIGGER_CLASS: dict[str, str] = {k: u.trigger_class for k, u in UNITS.items()}
+LEADING_TRIGGERS: dict[str, str] = {u.leading: k for k, u in UNITS.items() if u.leading is not None}
+
+if set(UNITS) | {"always"} != {k.value for k in B.TriggerKind}:
+    raise ImportError(f"trigger units and the bundle's TriggerKind disagree: {sorted(set(UNITS))}")
+if {u.trigger_class for u in UNITS.values()} | {"static"} != set(TRIGGER_CLASSES):
+    raise ImportError("trigger units and the taxonomy's trigger classes disagree")
