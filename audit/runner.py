@@ -508,7 +508,7 @@ def cmd_eval(args) -> int:
         raise UsageError(f"--judge-prompt {args.judge_prompt} applies to --judge openai")
     only = args.task
     if args.accepted_only:  # only task versions two reviewers accepted (`wac review export`)
-        from wac.review.export import accepted_only
+        from wac.audit.accepted import accepted_only
 
         only = accepted_only(args.build, args.accepted_only, only)
     t0 = time.perf_counter()

@@ -15,7 +15,8 @@ from wac.compiler import nodes as N
 from wac.compiler import schema as T
 from wac.compiler.diagnostics import Collector, did_you_mean
 from wac.compiler.generate import fixed_objects, scattered_objects
-from wac.compiler.layout import Layout, world_bounds
+from wac.compiler.layout import Instance, Layout, world_bounds
+from wac.compiler.settings import Settings, evaluate
 from wac.compiler.values import Evaluator
 
 FOOTPRINT_SLACK_M = 0.05
@@ -31,7 +32,7 @@ class Built:
     things: dict[str, N.Thing]
     interactions: dict[str, set[str]]
     task_local: frozenset[str] = frozenset()  # ids of objects the task itself declares
-    task_settings: dict | None = None  # the task's evaluated statements (`settings`)
+    task_settings: Settings | None = None  # the task's evaluated statements (`settings.evaluate`)
     scene_key: int = 0  # identifies the scene declaration, for per-scene caches
 
 
@@ -60,8 +61,7 @@ def place_objects(
         built = layout.build(thing, file)
         if built is None:
             continue
-        values, parts = built
-        pending[thing.id] = (thing, file, values, parts)
+        pending[thing.id] = (thing, file, built)
     visiting: set[str] = set()
 
     def place(oid: str) -> B.SceneObject | None:
@@ -79,9 +79,9 @@ def place_objects(
             )
             return None
         visiting.add(oid)
-        thing, _file, values, parts = pending[oid]
+        thing, _file, inst = pending[oid]
         support = None
-        sup_name = values.get("on")
+        sup_name = inst.values.get("on")
         if sup_name is not None:
             support = place(sup_name)
             if support is None and sup_name not in pending:
@@ -95,7 +95,7 @@ def place_objects(
             if support is None:
                 visiting.discard(oid)
                 return None
-        obj = make_object(thing, values, parts, support, interact.get(oid, set()), diag, ground)
+        obj = make_object(thing, inst, support, interact.get(oid, set()), diag, ground)
         visiting.discard(oid)
         if obj is not None:
             placed[oid] = obj
@@ -106,21 +106,11 @@ def place_objects(
     return placed
 
 
-def make_object(
-    thing: N.Thing,
-    values: dict,
-    parts: tuple[B.Part, ...],
-    support: B.SceneObject | None,
-    extra_interactions: set[str],
-    diag: Collector,
-    ground: B.Ground | None = None,
-) -> B.SceneObject | None:
-    defaults = values.get("_defaults", {})
-    at = values.get("at")
-    yaw, pitch, roll = values.get("yaw", 0.0), values.get("pitch", 0.0), values.get("roll", 0.0)
-    scale = values.get("scale", (1.0, 1.0, 1.0))
+def _position(thing: N.Thing, at, parts, rotation, scale, support, diag: Collector, ground) -> tuple | None:
+    """Where an object's base stands: on its support (centred, or at `at` within its footprint), or
+    at `at` on the ground (on a heightfield, its lowest point on the lowest ground under it)."""
     # base of the object's bounds in its own frame (prefab parts may start below or above 0)
-    lo, _ = world_bounds(parts, (0.0, 0.0, 0.0), (yaw, pitch, roll), scale)
+    lo, _ = world_bounds(parts, (0.0, 0.0, 0.0), rotation, scale)
     if support is not None:
         if at is None:
             x = (support.aabb_min[0] + support.aabb_max[0]) / 2
@@ -164,10 +154,26 @@ def make_object(
         base = 0.0
         if len(at) < 3 and ground is not None and ground.terrain is not None:
             # on a heightfield: its lowest point on the lowest ground under it (none of it floats)
-            flo, fhi = world_bounds(parts, (x, y, 0.0), (yaw, pitch, roll), scale)
+            flo, fhi = world_bounds(parts, (x, y, 0.0), rotation, scale)
             base = terrain_height_range(ground, flo[:2], fhi[:2])[0]
         z = (at[2] if len(at) == 3 else base) - lo[2]
-    position = (round(x, 6), round(y, 6), round(z, 6))
+    return (round(x, 6), round(y, 6), round(z, 6))
+
+
+def make_object(
+    thing: N.Thing,
+    inst: Instance,
+    support: B.SceneObject | None,
+    extra_interactions: set[str],
+    diag: Collector,
+    ground: B.Ground | None = None,
+) -> B.SceneObject | None:
+    values, parts, defaults = inst.values, inst.parts, inst.defaults
+    yaw, pitch, roll = values.get("yaw", 0.0), values.get("pitch", 0.0), values.get("roll", 0.0)
+    scale = values.get("scale", (1.0, 1.0, 1.0))
+    position = _position(thing, values.get("at"), parts, (yaw, pitch, roll), scale, support, diag, ground)
+    if position is None:
+        return None
     aabb_min, aabb_max = world_bounds(parts, position, (yaw, pitch, roll), scale)
     mass = values.get("mass", defaults.get("mass"))
     interactions = set(extra_interactions)
@@ -186,7 +192,7 @@ def make_object(
         solid = False
     synonyms = values.get("synonyms", defaults.get("synonyms", ()))
     tags = tuple(values.get("tags", defaults.get("tags", ()))) + (("liquid",) if liquid else ())
-    name = values.get("name") or defaults.get("name") or values.get("_prefab", thing.id).replace("_", " ")
+    name = values.get("name") or defaults.get("name") or (inst.prefab or thing.id).replace("_", " ")
     if not solid:
         parts = tuple(p.model_copy(update={"solid": False}) for p in parts)
     walkable = bool(values.get("walkable", False))
@@ -203,7 +209,7 @@ def make_object(
         id=thing.id,
         name=name,
         synonyms=tuple(synonyms or ()),
-        prefab=values.get("_prefab"),
+        prefab=inst.prefab,
         kind=values.get("kind") or defaults.get("kind") or ("liquid" if liquid else "object"),
         era=values.get("era") or defaults.get("era") or "any",
         tags=tags,
@@ -229,30 +235,6 @@ def make_object(
     )
 
 
-def settings(body: N.Body, context: str, ev: Evaluator) -> dict[str, dict]:
-    """Evaluate the simple statements of a scene or task body: keyword -> {arg/clause: value}."""
-    out: dict[str, dict] = {}
-    table = T.CONTEXTS[context]
-    for st in body.settings:
-        spec = table[st.keyword]
-        vals: dict = {}
-        for (pname, ptype), word in zip(spec.positional, st.args, strict=False):
-            choices = T.ENUMS.get((context, st.keyword), ()) if ptype == T.ENUM else ()
-            if st.keyword == "era":
-                choices = T.ERAS
-            vals[pname] = ev.value(word, ptype, f"`{st.keyword}`", choices=choices)
-        cmap = {c.key: c for c in spec.clauses}
-        for cl in st.clauses:
-            c = cmap[cl.key]
-            vals[cl.key] = ev.value(cl.value, c.type, f"`{cl.key}`", c.min, c.max, c.choices)
-        vals["_span"] = st.span
-        if spec.repeatable:
-            out.setdefault(st.keyword, {"_all": []})["_all"].append(vals)
-        else:
-            out[st.keyword] = vals
-    return out
-
-
 def _ground(sc: dict, diag: Collector, span) -> B.Ground | None:
     """The scene's ground (material checked later); a heightfield's clauses are checked here."""
     g = sc.get("ground", {})
@@ -263,7 +245,7 @@ def _ground(sc: dict, diag: Collector, span) -> B.Ground | None:
             diag.error(
                 "E432",
                 "a heightfield terrain needs an `amplitude`",
-                g.get("_span", span),
+                getattr(g, "span", None) or span,
                 "e.g. `ground grass size (60, 60) terrain heightfield seed 3 amplitude 1.5 m scale 12 m`",
             )
             return None
@@ -277,7 +259,7 @@ def _ground(sc: dict, diag: Collector, span) -> B.Ground | None:
             diag.error(
                 "E433",
                 f"{', '.join(f'`{k}`' for k in given)} shape a heightfield, but the ground is flat",
-                g.get("_span", span),
+                getattr(g, "span", None) or span,
                 "add `terrain heightfield` to the `ground` statement, or drop them",
             )
             return None
@@ -311,12 +293,12 @@ def _fog(vals: dict | None, diag: Collector) -> B.Fog | None:
         diag.error(
             "E430",
             "`fog` needs either `density` (exponential fog) or `end` (linear fog from `start` to `end`)",
-            vals["_span"],
+            vals.span,
             'e.g. `fog color "#1d4e6b" start 4 m end 30 m` or `fog density 0.05`',
         )
         return None
     if end is not None and end <= start:
-        diag.error("E431", f"the fog ends ({end:g} m) before it starts ({start:g} m)", vals["_span"])
+        diag.error("E431", f"the fog ends ({end:g} m) before it starts ({start:g} m)", vals.span)
         return None
     return B.Fog(color=vals.get("color"), density=density, start_m=start, end_m=end)
 
@@ -340,13 +322,13 @@ def exploration(sc: dict, tk: dict, diag: Collector, at_span) -> B.Exploration |
     elif bounds.get("from") and bounds.get("to"):
         (x0, y0), (x1, y1) = bounds["from"], bounds["to"]
         if x0 == x1 or y0 == y1:
-            diag.error("E422", "the bounds rectangle has no area", bounds["_span"])
+            diag.error("E422", "the bounds rectangle has no area", bounds.span)
             return None
         x0, x1 = sorted((x0, x1))
         y0, y1 = sorted((y0, y1))
         poly = ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
     else:
-        diag.error("E423", "`bounds` needs `from (x, y) to (x, y)` or `polygon [...]`", bounds["_span"])
+        diag.error("E423", "`bounds` needs `from (x, y) to (x, y)` or `polygon [...]`", bounds.span)
         return None
     # counter-clockwise, as the bundle promises
     area = sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(poly, poly[1:] + poly[:1], strict=True))
@@ -354,7 +336,7 @@ def exploration(sc: dict, tk: dict, diag: Collector, at_span) -> B.Exploration |
         poly = tuple(reversed(poly))
     budget = tk.get("budget", {}).get("actions", 40)
     if budget is not None and not 1 <= budget <= 1000:
-        diag.error("E424", f"budget {budget} is out of range", tk["budget"]["_span"], "use 1 to 1000 actions")
+        diag.error("E424", f"budget {budget} is out of range", tk["budget"].span, "use 1 to 1000 actions")
         return None
     return B.Exploration(
         bounds=tuple(tuple(p) for p in poly),
@@ -371,10 +353,10 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
     memo = layout.loader.memo
     if key not in memo:
         sdiag = Collector()
-        sc = settings(scene_decl.body, "scene", Evaluator(sdiag))
+        sc = evaluate(scene_decl.body, "scene", Evaluator(sdiag))
         ground = _ground(sc, sdiag, scene_decl.span)
         interact: dict[str, set[str]] = {}
-        for vals in sc.get("interact", {}).get("_all", []):
+        for vals in sc.all("interact"):
             if vals.get("object") and vals.get("action"):
                 interact.setdefault(vals["object"], set()).add(vals["action"])
         path = scene_decl.span.source.path
@@ -392,21 +374,21 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
             lambda new, old: place_objects(new, layout, sdiag, interact, existing=old, ground=ground),
         )
         things += scattered
-        for vals in sc.get("interact", {}).get("_all", []):
+        for vals in sc.all("interact"):
             oid = vals.get("object")
             if oid and oid not in objects and not any(t.id == oid for t, _ in things):
                 sdiag.error(
                     "E425",
                     f"`interact` names unknown object `{oid}`",
-                    vals["_span"],
+                    vals.span,
                     did_you_mean(oid, objects),
                 )
-        for vals in sc.get("benign", {}).get("_all", []):
+        for vals in sc.all("benign"):
             if vals.get("object") and vals["object"] not in objects:
                 sdiag.error(
                     "E426",
                     f"`benign` names unknown object `{vals['object']}`",
-                    vals["_span"],
+                    vals.span,
                     did_you_mean(vals["object"], objects),
                 )
         _lights_under_ceilings(sc, objects, sdiag)
@@ -428,7 +410,7 @@ def _scene_objects(scene_decl: N.SceneDecl, layout: Layout):
 def _lights_under_ceilings(sc: dict, objects: dict[str, B.SceneObject], diag: Collector) -> None:
     """E469: a scene light at or above the underside of a ceiling or roof over it (a `cutaway`
     object) lights the roof, not the room under it."""
-    for vals in sc.get("light", {}).get("_all", []):
+    for vals in sc.all("light"):
         at = vals.get("at")
         if at is None or len(at) < 3:
             continue
@@ -439,20 +421,19 @@ def _lights_under_ceilings(sc: dict, objects: dict[str, B.SceneObject], diag: Co
                     "E469",
                     f"the light `{vals.get('id')}` ({at[2]:g} m high) is not under `{o.id}` over it"
                     f" (its underside at {lo[2]:g} m): it lights nothing in the room",
-                    vals["_span"],
+                    vals.span,
                     f"lower it below {lo[2] - 0.05:g} m, or raise the room's `height`",
                 )
                 break
 
 
-def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag: Collector) -> Built | None:
-    sc, gr, objects, scene_diags, scene_things = _scene_objects(scene_decl, layout)
-    diag.items.extend(scene_diags)
-    tk = settings(task.body, "task", Evaluator(diag))
+def _task_interactions(tk: dict, objects: dict) -> tuple[dict[str, set[str]], dict]:
+    """The task's `interact OBJECT ACTION` statements by object, and the scene objects with them."""
     interact: dict[str, set[str]] = {}
-    for vals in tk.get("interact", {}).get("_all", []):
+    for vals in tk.all("interact"):
         if vals.get("object") and vals.get("action"):
             interact.setdefault(vals["object"], set()).add(vals["action"])
+    objects = dict(objects)
     for oid, actions in interact.items():  # task-level interactions on scene objects
         if oid in objects:
             o = objects[oid]
@@ -461,6 +442,44 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
                     "interactions": tuple(sorted(set(o.interactions) | {B.Interaction(a) for a in actions}))
                 }
             )
+    return interact, objects
+
+
+def _no_liquid_on_terrain(things, objects: dict, diag: Collector) -> None:
+    """E434: a pond or pit cannot be cut into a heightfield terrain."""
+    for t, _ in things:
+        o = objects.get(t.id)
+        if o is not None and o.liquid_depth_m is not None:
+            diag.error(
+                "E434",
+                f"`{o.id}` is a liquid: a pond or pit cannot be cut into a heightfield terrain",
+                t.span,
+                "on a heightfield, drop the liquid or use a flat ground",
+            )
+
+
+def _sun(s: dict) -> B.Sun:
+    return B.Sun(
+        azimuth_deg=s.get("azimuth", 135.0) if s.get("azimuth") is not None else 135.0,
+        elevation_deg=s.get("elevation") or 50.0,
+        intensity=s.get("intensity", 1.0) if s.get("intensity") is not None else 1.0,
+        color=s.get("color") or (1.0, 0.97, 0.92),
+    )
+
+
+def _day_night(dn: dict) -> B.DayNight:
+    return B.DayNight(
+        period_s=dn["period"],
+        transition=dn.get("transition") or "gradual",
+        phase=dn.get("phase", 0.25) if dn.get("phase") is not None else 0.25,
+    )
+
+
+def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag: Collector) -> Built | None:
+    sc, gr, objects, scene_diags, scene_things = _scene_objects(scene_decl, layout)
+    diag.items.extend(scene_diags)
+    tk = evaluate(task.body, "task", Evaluator(diag))
+    interact, objects = _task_interactions(tk, objects)
     tpath = task.span.source.path
     indoor = (sc.get("type") or {}).get("type") == "indoor"
     task_things = [(t, tpath) for t in task.body.things]
@@ -476,50 +495,28 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
         lambda new, old: place_objects(new, layout, diag, interact, existing=old, ground=gr),
     )
     task_things += scattered
-    for vals in tk.get("interact", {}).get("_all", []):
+    for vals in tk.all("interact"):
         oid = vals.get("object")
         if oid and oid not in objects and not any(t.id == oid for t, _ in task_things):
             diag.error(
-                "E425", f"`interact` names unknown object `{oid}`", vals["_span"], did_you_mean(oid, objects)
+                "E425", f"`interact` names unknown object `{oid}`", vals.span, did_you_mean(oid, objects)
             )
     things = scene_things + task_things
     if gr is not None and gr.terrain is not None:
-        for t, _ in things:
-            o = objects.get(t.id)
-            if o is not None and o.liquid_depth_m is not None:
-                diag.error(
-                    "E434",
-                    f"`{o.id}` is a liquid: a pond or pit cannot be cut into a heightfield terrain",
-                    t.span,
-                    "on a heightfield, drop the liquid or use a flat ground",
-                )
+        _no_liquid_on_terrain(things, objects, diag)
     expl = exploration(sc, tk, diag, task.span)
     ground = sc.get("ground", {})
     ground_mat = ground.get("material") or "grass"
-    if layout.materials.get(ground_mat, ground.get("_span", scene_decl.span)) is None:
+    if layout.materials.get(ground_mat, getattr(ground, "span", None) or scene_decl.span) is None:
         return None
     if expl is None or diag:
         return None
-    sun = None
-    if "no_sun" not in sc:
-        s = sc.get("sun", {})
-        sun = B.Sun(
-            azimuth_deg=s.get("azimuth", 135.0) if s.get("azimuth") is not None else 135.0,
-            elevation_deg=s.get("elevation") or 50.0,
-            intensity=s.get("intensity", 1.0) if s.get("intensity") is not None else 1.0,
-            color=s.get("color") or (1.0, 0.97, 0.92),
-        )
+    sun = None if "no_sun" in sc else _sun(sc.get("sun", {}))
     dn = sc.get("day_night")
-    day_night = None
-    if dn is not None:
-        if dn.get("period") is None:
-            diag.error("E427", "`day_night` needs a `period`", dn["_span"], "e.g. `day_night period 60 s`")
-            return None
-        day_night = B.DayNight(
-            period_s=dn["period"],
-            transition=dn.get("transition") or "gradual",
-            phase=dn.get("phase", 0.25) if dn.get("phase") is not None else 0.25,
-        )
+    if dn is not None and dn.get("period") is None:
+        diag.error("E427", "`day_night` needs a `period`", dn.span, "e.g. `day_night period 60 s`")
+        return None
+    day_night = None if dn is None else _day_night(dn)
     desc = (tk.get("description") or sc.get("description") or {}).get("text")
     if not desc:
         diag.error(
@@ -540,10 +537,10 @@ def build_world(task: N.TaskDecl, scene_decl: N.SceneDecl, layout: Layout, diag:
         return None
     era = sc.get("era", {}).get("era") or "any"
     gsize = ground.get("size") or (60.0, 60.0)
-    lights = tuple(x for x in (_light(v) for v in sc.get("light", {}).get("_all", [])) if x)
+    lights = tuple(x for x in (_light(v) for v in sc.all("light")) if x)
     benign = tuple(
         B.Benign(object=v["object"], reason=v.get("reason") or "")
-        for v in sc.get("benign", {}).get("_all", [])
+        for v in sc.all("benign")
         if v.get("object") in objects
     )
     ordered = tuple(objects[o] for o in sorted(objects))

@@ -185,21 +185,6 @@ def _find_anchors(names: list[str], sources: list[Path], loader: Loader) -> list
     return [found[n] for n in names]
 
 
-def selfcheck_passes(files: dict[str, bytes]) -> bool:
-    """Whether a compiled task's bundle passes `wac selfcheck` (every anomaly checked)."""
-    import tempfile
-
-    from wac.validation.bundlecheck import safe_check
-
-    with tempfile.TemporaryDirectory(prefix="wac-derive-") as tmp:
-        bundle = Path(tmp) / "bundle"
-        for name, data in files.items():
-            f = bundle / name
-            f.parent.mkdir(parents=True, exist_ok=True)
-            f.write_bytes(data)
-        return safe_check(str(bundle), None).passed
-
-
 def _compiles(text: str, stem: str, out_dir: Path, loader: Loader, check=None) -> bool:
     from wac.compiler.pipeline import compile_file
 
@@ -345,7 +330,7 @@ def derive_multi(
 ) -> list[Derived]:
     """The derived tasks for `anchors` (task names in `sources`).
 
-    A draw is kept when the derived task compiles and, with `check` (e.g. `selfcheck_passes`),
+    A draw is kept when the derived task compiles and, with `check` (e.g. `wac.validation.bundlecheck.files_pass`),
     when `check(bundle files)` holds.  An anchor without a draw for every configuration is an error.
     Nothing is written unless `keep_each`: then each anchor's files are written as soon as it is
     done, so an interrupted run keeps the anchors it finished (`write_derived` completes the set).

@@ -7,6 +7,8 @@ and colour tints become derived materials.  The result is the bundle's `SceneObj
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,6 +80,22 @@ class Materials:
         if name not in self.used:
             self.used[name] = base.model_copy(update={"name": name, "color": color})
         return name
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    """An object as `Layout.build` evaluates it: its clauses' values and its parts (in its own frame),
+    the prefab (or shape) it is built from, that prefab's defaults and its parameters' values."""
+
+    values: Mapping[str, object]
+    parts: tuple[B.Part, ...]
+    prefab: str
+    defaults: Mapping[str, object] = field(default_factory=dict)
+    params: Mapping[str, object] = field(default_factory=dict)
+
+    def with_values(self, **values: object) -> Instance:
+        """The same instance with some clause values set (a replacement standing where the original stood)."""
+        return dataclasses.replace(self, values={**self.values, **values})
 
 
 class Layout:
@@ -261,7 +279,7 @@ class Layout:
                 out[st.keyword] = ev.value(st.args[0], ptype, f"`{st.keyword}`", choices=choices)
         return out
 
-    def build(self, thing: N.Thing, file: Path) -> tuple[dict, tuple[B.Part, ...]] | None:
+    def build(self, thing: N.Thing, file: Path) -> Instance | None:
         """Evaluate an object's clauses and parts (in its own frame)."""
         ev = Evaluator(self.diag)
         kind = thing.kind
@@ -272,9 +290,7 @@ class Layout:
                 return None
             part = part.model_copy(update={"position": (0.0, 0.0, 0.0), "rotation_deg": (0.0, 0.0, 0.0)})
             values.setdefault("name", thing.id.rstrip("_0123456789").replace("_", " ") or thing.id)
-            values["_prefab"] = kind
-            values["_defaults"] = {}
-            return values, (part,)
+            return Instance(values, (part,), kind)
         pf = self.visible.prefabs.get(kind)
         if pf is None:
             choices = list(self.visible.prefabs) + list(PRIMITIVES)
@@ -337,10 +353,7 @@ class Layout:
         if not parts:
             self.diag.error("E408", f"prefab `{pf.name}` has no parts", pf.span)
             return None
-        values["_prefab"] = pf.name
-        values["_defaults"] = defaults
-        values["_params"] = {k: v for k, (_, v) in params.items()}
-        return values, tuple(parts)
+        return Instance(values, tuple(parts), pf.name, defaults, {k: v for k, (_, v) in params.items()})
 
 
 def local_bounds(parts: tuple[B.Part, ...], scale=(1.0, 1.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:

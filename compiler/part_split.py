@@ -12,6 +12,8 @@ not a box or cylinder, hinges, spins, emits light or is pitched or rolled is not
 
 from __future__ import annotations
 
+import dataclasses
+
 from wac.bundle import model as B
 from wac.compiler import nodes as N
 from wac.compiler import syntax as S
@@ -52,13 +54,15 @@ def cut(o: B.SceneObject) -> B.SceneObject:
     return o.model_copy(update={"parts": tuple(parts)})
 
 
-def split_halves(built: Built, anomalies: list[N.Anomaly], diag: Collector) -> None:
-    """Cut the objects whose half an anomaly names (in `built`, the clean world, in place)."""
+def split_halves(built: Built, anomalies: list[N.Anomaly], diag: Collector) -> Built:
+    """`built` (the clean world) with the objects whose half an anomaly names cut in two; `built`
+    itself is left as it was."""
+    objects = dict(built.objects)
     for a in anomalies:
         c = a.clause("part")
         if c is None or not isinstance(c.value, S.Name) or c.value.text not in HALVES or len(a.operand) != 1:
             continue
-        o = built.objects.get(a.operand[0].text)
+        o = objects.get(a.operand[0].text)
         if o is None or any(q.id == c.value.text for q in o.parts):
             continue  # unknown objects are reported by lowering; a declared part is used as it is
         why = _why_not(_main_part(o))
@@ -70,8 +74,8 @@ def split_halves(built: Built, anomalies: list[N.Anomaly], diag: Collector) -> N
                 "name one of its parts instead (`part …`), or pick an object with a plain box or cylinder body",
             )
             continue
-        new = cut(o)
-        built.objects[o.id] = new
-        built.scene = built.scene.model_copy(
-            update={"objects": tuple(new if q.id == o.id else q for q in built.scene.objects)}
-        )
+        objects[o.id] = cut(o)
+    if objects == built.objects:
+        return built
+    scene = built.scene.model_copy(update={"objects": tuple(objects[q.id] for q in built.scene.objects)})
+    return dataclasses.replace(built, scene=scene, objects=objects)

@@ -155,7 +155,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
             "a task has exactly one anomaly; add `multi_anomaly yes` for a multi-anomaly study",
         )
         return None
-    split_halves(built, anomalies, diag)  # 6a. `part upper_half`: cut the surface in both worlds
+    built = split_halves(built, anomalies, diag)  # 6a. `part upper_half`: cut the surface in both worlds
     if diag:
         return None
     lowered = lower_anomalies(anomalies, built, layout, diag)  # 6. lowering

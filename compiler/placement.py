@@ -283,7 +283,7 @@ def scatter(
     built = layout.build(proto, file)
     if built is None:
         return []
-    values, parts = built
+    values, parts = built.values, built.parts
     lo, hi = local_bounds(parts, values.get("scale", (1.0, 1.0, 1.0)))
     corners = np.array([[lo[0], lo[1]], [lo[0], hi[1]], [hi[0], lo[1]], [hi[0], hi[1]]])
     radius = float(np.hypot(corners[:, 0], corners[:, 1]).max())  # any yaw fits in this circle

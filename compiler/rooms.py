@@ -244,7 +244,7 @@ def _opening(
         built = layout.build(proto, file)
         if built is None:
             return None
-        plo, phi = local_bounds(built[1])
+        plo, phi = local_bounds(built.parts)
         width, top = float(phi[1] - plo[1]), float(phi[2])
         if top > room.height - 0.05:
             diag.error(

@@ -64,7 +64,7 @@ def check_start_view(task, built, out: Lowered3, lowered, grid: Grid, diag: Coll
     bearing = math.degrees(math.atan2(p[1] - pose["y"], p[0] - pose["x"]))
     name = ", ".join(f"`{x}`" for x in t.anomalies[0].targets) or "its place"
     what = "the target" if len(t.anomalies) == 1 else "the anchor's target"
-    span = (built.task_settings or {}).get("start", {}).get("_span") or task_name_span(task)
+    span = getattr((built.task_settings or {}).get("start"), "span", None) or task_name_span(task)
     if covers(pose, p, expl.eye_height_m, limit):
         off = abs((bearing - pose["yaw_deg"] + 180) % 360 - 180)
         diag.warn(

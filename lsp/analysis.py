@@ -121,9 +121,10 @@ def _cheap(path: Path, loader: Loader, out: Analysis) -> Collector:
         assembled = assemble_task(task, path, loader, tdiag)
         if assembled is not None:
             _, layout, built = assembled
+            if task.body.anomalies:
+                built = split_halves(built, task.body.anomalies, tdiag)
             out.worlds[task.name] = built
             if task.body.anomalies:
-                split_halves(built, task.body.anomalies, tdiag)
                 if not tdiag:
                     lower_anomalies(task.body.anomalies, built, layout, tdiag)
         diag.items.extend(tdiag.items)
@@ -154,5 +155,5 @@ def prefab_extent(analysis: Analysis, name: str) -> tuple[float, float, float] |
     built = Layout(analysis.loader, vis, diag, Materials(vis.materials, diag)).build(thing, analysis.path)
     if built is None or diag:
         return None
-    lo, hi = local_bounds(built[1])
+    lo, hi = local_bounds(built.parts)
     return tuple(round(float(b - a), 2) for a, b in zip(lo, hi, strict=True))

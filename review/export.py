@@ -14,12 +14,11 @@ import json
 import sys
 from pathlib import Path
 
-from wac.errors import UsageError
+from wac.audit.accepted import EXPORT_FORMAT, accepted_only, read_accepted  # noqa: F401 - re-exported
 
 from .catalog import read_build, reviews
 from .store import Store
 
-EXPORT_FORMAT = "wac.review-export/1"
 CSV_FIELDS = ("task_id", "version_id", "status", "accepted_by", "scene", "category", "difficulty", "stale")
 
 
@@ -79,40 +78,3 @@ def write_export(build: str | Path, store: Store, out: str | None, fmt: str | No
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
     return f"{len(doc['accepted'])} of {len(doc['tasks'])} task(s) accepted"
-
-
-def read_accepted(path: str | Path) -> set[tuple[str, str]]:
-    """The accepted (task id, version id) pairs of an export file (JSON or CSV)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read the accepted list {path}: {exc.strerror}") from None
-    if path.suffix.lower() == ".csv":
-        rows = list(csv.DictReader(io.StringIO(text)))
-        if rows and not {"task_id", "version_id", "status"} <= set(rows[0]):
-            raise UsageError(f"{path}: not a `wac review export` CSV (needs task_id, version_id, status)")
-        return {(r["task_id"], r["version_id"]) for r in rows if r["status"] == "accepted"}
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"{path}: not JSON ({exc}); write it with `wac review export`") from None
-    if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
-        raise UsageError(f"{path}: not a `wac review export` file (format {EXPORT_FORMAT})")
-    return {(a["task_id"], a["version_id"]) for a in doc["accepted"]}
-
-
-def accepted_only(build: str | Path, path: str | Path, only: list[str] | None = None) -> list[str]:
-    """The evaluation task ids of `build` whose current version is accepted in `path` (within `only`)."""
-    accepted = read_accepted(path)
-    keep = [
-        t.id
-        for t in read_build(build)
-        if not t.example and (t.id, t.version_id) in accepted and (not only or t.id in only)
-    ]
-    if not keep:
-        raise UsageError(
-            f"no evaluation task of {build} is accepted in {path} at its current version "
-            f"(review them with `wac review`, then export again)"
-        )
-    return keep

@@ -252,3 +252,17 @@ def safe_check(path: str, out: str | None) -> SelfCheckResult:
         bundle=path,
         error=msg,
     )
+
+
+def files_pass(files: dict[str, bytes]) -> bool:
+    """Whether a compiled task's bundle, given as its files' bytes, passes `wac selfcheck` (every
+    anomaly checked): `wac derive multi` keeps only the draws that do."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="wac-derive-") as tmp:
+        bundle = Path(tmp) / "bundle"
+        for name, data in files.items():
+            f = bundle / name
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_bytes(data)
+        return safe_check(str(bundle), None).passed

@@ -237,6 +237,53 @@ def _tick_state(env, ids: Sequence[str], anchor_i: int) -> TickState:
     )
 
 
+def _sample(env, task: CompiledTask, measure, depth: bool, index: int, kind: str, caption: str) -> Sample:
+    """One evidence sample of the running world: its frame, segmentation (and depth), pose and the
+    observable's measurements."""
+    frame = env.view()
+    if depth:
+        ids_img, depth_img = env.render_ids(with_depth=True)
+    else:
+        ids_img, depth_img = env.render_ids(), None
+    p = env.pose()
+    return Sample(
+        index=index,
+        kind=kind,
+        step=env.steps,
+        caption=caption,
+        sim_time=round(env.sim_time, 4),
+        pose=(p.x, p.y, p.z, p.yaw_deg, p.pitch_deg),
+        frame=frame,
+        ids=ids_img,
+        depth=depth_img,
+        index_of={oid: st.index for oid, st in env.world.objects.items() if st.present},
+        measure=measure(env, task) if measure else {},
+        outcome=env.history[-1].outcome,
+    )
+
+
+def _act(env, s: Step):
+    """Take one plan step in the world: (its record, the env's result)."""
+    before = env.physics.agent_position()
+    t0 = env.sim_time
+    res = env.try_step({"action": s.action, **s.kwargs})
+    after = env.physics.agent_position()
+    rec = StepRecord(
+        env.steps,
+        s,
+        res.outcome,
+        float(res.moved_m),
+        tuple(float(v) for v in before),
+        tuple(float(v) for v in after),
+        tuple(sorted(env.physics.agent_contacts())),
+        res.ok,
+        t0,
+    )
+    if s.action == "move" and res.ok:
+        rec = dataclasses.replace(rec, ahead=_ahead(env, s.kwargs.get("direction", "forward")))
+    return rec, res
+
+
 def run_steps(
     task_or_bundle,
     variant: str,
@@ -311,28 +358,7 @@ def run_steps(
     error = None
 
     def take(kind: str, caption: str) -> None:
-        frame = env.view()
-        if depth:
-            ids_img, depth_img = env.render_ids(with_depth=True)
-        else:
-            ids_img, depth_img = env.render_ids(), None
-        p = env.pose()
-        samples.append(
-            Sample(
-                index=len(samples),
-                kind=kind,
-                step=env.steps,
-                caption=caption,
-                sim_time=round(env.sim_time, 4),
-                pose=(p.x, p.y, p.z, p.yaw_deg, p.pitch_deg),
-                frame=frame,
-                ids=ids_img,
-                depth=depth_img,
-                index_of={oid: st.index for oid, st in env.world.objects.items() if st.present},
-                measure=measure(env, task) if measure else {},
-                outcome=env.history[-1].outcome,
-            )
-        )
+        samples.append(_sample(env, task, measure, depth, len(samples), kind, caption))
 
     try:
         states_start = {oid: signature(st) for oid, st in env.world.objects.items()}
@@ -343,27 +369,8 @@ def run_steps(
             if s.action == "mark":
                 take("mark", s.caption)
                 continue
-            before = env.physics.agent_position()
-            t0 = env.sim_time
-            res = env.try_step({"action": s.action, **s.kwargs})
-            after = env.physics.agent_position()
-            records.append(
-                StepRecord(
-                    env.steps,
-                    s,
-                    res.outcome,
-                    float(res.moved_m),
-                    tuple(float(v) for v in before),
-                    tuple(float(v) for v in after),
-                    tuple(sorted(env.physics.agent_contacts())),
-                    res.ok,
-                    t0,
-                )
-            )
-            if s.action == "move" and res.ok:
-                records[-1] = dataclasses.replace(
-                    records[-1], ahead=_ahead(env, s.kwargs.get("direction", "forward"))
-                )
+            rec, res = _act(env, s)
+            records.append(rec)
             if not res.ok:
                 error = f"action '{s.text()}' was refused: {res.outcome.removeprefix('ERROR: ')}"
                 break

@@ -143,12 +143,8 @@ def judge_pose(run: Run, task: CompiledTask) -> Reading:
     )
 
 
-def judge_continuity(run: Run, task: CompiledTask) -> Reading:
-    ticks = run.ticks
-    if len(ticks) < 3:
-        return Reading("lighting_continuity", 0.0, False, "the run is too short to watch anything change")
-    an = anchor(task)
-    # scene light: abrupt day-night
+def _daylight_jump(ticks) -> Reading | None:
+    """An abrupt day-night: daylight jumping within one tick."""
     dl = np.array([t.daylight for t in ticks])
     dt = np.diff([t.t for t in ticks])
     jumps = np.abs(np.diff(dl))[dt <= 0.11] if len(dt) else np.array([])
@@ -160,10 +156,11 @@ def judge_continuity(run: Run, task: CompiledTask) -> Reading:
             True,
             f"daylight jumps by {jumps.max():.2f} within 0.05 s ({n} jump(s))",
         )
-    interacts = [(r.step, r) for r in run.steps if r.action.action == "interact"]
-    t_int = _interact_times(run)
-    ids = focus_ids(task)
-    # lamps switching by themselves (not at dusk/dawn, not after an interaction)
+    return None
+
+
+def _lamp_switches(task: CompiledTask, ticks, ids, t_int) -> Reading | None:
+    """A lamp switching by itself (not at dusk or dawn, not as the answer to an interaction)."""
     for k, oid in enumerate(ids):
         flips, late = 0, []
         for t0, t1 in zip(ticks, ticks[1:], strict=False):
@@ -191,7 +188,11 @@ def judge_continuity(run: Run, task: CompiledTask) -> Reading:
                 f"{object_label(task, oid)} switched {'on and off ' + str(flips) + ' times' if flips > 1 else 'state'} "
                 f"by itself",
             )
-    # spinning parts: frozen, racing or jumping
+    return None
+
+
+def _spin_change(task: CompiledTask, ticks, ids) -> Reading | None:
+    """A spinning part frozen, racing or jumping."""
     spins = [
         (o.id, p) for oid in ids for o in [object_spec(task, oid)] if o is not None for p in o.parts if p.spin
     ]
@@ -234,7 +235,12 @@ def judge_continuity(run: Run, task: CompiledTask) -> Reading:
                     True,
                     f"{object_label(task, oid)}'s {part.id} jumps {step_max:.0f} deg at once",
                 )
-    # doors and toggles: response to interaction
+    return None
+
+
+def _mechanism_response(task: CompiledTask, ticks, ids, an, interacts, t_int) -> Reading | None:
+    """A door or toggle: closing by itself, not answering its use, answering late, too fast, swinging
+    back or stopping half-way."""
     for k, oid in enumerate(ids):
         spec = object_spec(task, oid)
         if spec is None or spec.open is None:
@@ -295,6 +301,28 @@ def judge_continuity(run: Run, task: CompiledTask) -> Reading:
                 True,
                 f"{object_label(task, oid)} stops at {abs(after[-1] - start) * 100:.0f}% of its swing",
             )
+    return None
+
+
+def judge_continuity(run: Run, task: CompiledTask) -> Reading:
+    """Light, animation and mechanisms over the run's ticks: an abrupt day-night, a lamp switching by
+    itself, a spinning part frozen, racing or jumping, a door that does not answer its use as it
+    should; the first that shows decides."""
+    ticks = run.ticks
+    if len(ticks) < 3:
+        return Reading("lighting_continuity", 0.0, False, "the run is too short to watch anything change")
+    an = anchor(task)
+    interacts = [(r.step, r) for r in run.steps if r.action.action == "interact"]
+    t_int = _interact_times(run)
+    ids = focus_ids(task)
+    found = (
+        _daylight_jump(ticks)
+        or _lamp_switches(task, ticks, ids, t_int)
+        or _spin_change(task, ticks, ids)
+        or _mechanism_response(task, ticks, ids, an, interacts, t_int)
+    )
+    if found is not None:
+        return found
     if any(e.kind == "set_mechanism" for e in an.effects) and not interacts:
         return Reading(
             "lighting_continuity",

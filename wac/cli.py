@@ -347,7 +347,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_schema)
 
     for module in (
-        "wac.compiler.derive_cli",
+        "wac.validation.derive_cli",
         "wac.runtime.commands",
         "wac.validation.selfcheck",
         "wac.validation.validate",

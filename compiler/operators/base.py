@@ -204,13 +204,12 @@ class Context:
         built = self.layout.build(thing, thing.span.source.path)
         if built is None:
             return None
-        values, parts = built
         sup = None
-        if values.get("on"):
-            sup = self.obj(values["on"], (thing.clause("on") or thing).span)
+        if built.values.get("on"):
+            sup = self.obj(built.values["on"], (thing.clause("on") or thing).span)
             if sup is None:
                 return None
-        return make_object(thing, values, parts, sup, set(), self.diag, self.built.scene.ground)
+        return make_object(thing, built, sup, set(), self.diag, self.built.scene.ground)
 
 
 def find_object(built: Built, diag: Collector, name: str, span) -> B.SceneObject | None:

@@ -183,10 +183,11 @@ def replace(cx: Context) -> Lowering | None:
     built = cx.layout.build(thing, a.span.source.path)
     if built is None:
         return None
-    values, parts = built
-    values["at"] = (o.position[0], o.position[1], o.aabb_min[2])
-    values["yaw"], values["pitch"], values["roll"] = o.rotation_deg
-    new = make_object(thing, values, parts, None, set(), cx.diag)
+    yaw, pitch, roll = o.rotation_deg
+    built = built.with_values(
+        at=(o.position[0], o.position[1], o.aabb_min[2]), yaw=yaw, pitch=pitch, roll=roll
+    )
+    new = make_object(thing, built, None, set(), cx.diag)
     if new is None:
         return None
     era = _era_words(cx, new, cx.span("with"), "pick a prefab of another era")

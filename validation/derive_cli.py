@@ -1,4 +1,8 @@
-"""`wac derive multi` and `wac derive closer-start`: the paper's derived task sets (§5, §6.2)."""
+"""`wac derive multi` and `wac derive closer-start`: the paper's derived task sets (§5, §6.2).
+
+Derivation (`wac.compiler.derive`) draws and compiles task variants; `wac derive multi` keeps the
+draws whose bundles pass their self-check, so its command sits in the validation layer, which
+hands the check to the compiler's derivation."""
 
 from __future__ import annotations
 
@@ -41,9 +45,9 @@ def cmd_multi(args) -> int:
         )
     check = None
     if not args.no_selfcheck:
-        from wac.compiler.derive import selfcheck_passes
+        from wac.validation.bundlecheck import files_pass
 
-        check = selfcheck_passes
+        check = files_pass
     say = None if args.quiet else (lambda m: print(m, file=sys.stderr))
     names = _anchor_names(args)
     if names is None:
