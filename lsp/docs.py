@@ -12,9 +12,8 @@ from wac.compiler import schema as SC
 from wac.compiler.assemble import Built
 from wac.compiler.fmt import word
 from wac.compiler.resolve import Visible
-from wac.taxonomy.registry import registry
+from wac.taxonomy.registry import PARAM_TYPES, registry
 
-UNITS = {"length": "m", "angle": "deg", "duration": "s", "speed": "m/s", "rate": "deg/s", "mass": "kg"}
 ERRORS_MD = Path(__file__).resolve().parents[1] / "docs" / "errors.md"  # a source checkout's docs
 CODE = re.compile(r"^[EW]\d{3}$")
 
@@ -37,8 +36,15 @@ def code_doc(code: str) -> str | None:
     entry = error_entries().get(code)
     if entry is None:
         return None
-    paragraphs = [p for p in entry.split("\n\n") if not p.startswith(("```", "Example", "`"))]
-    return f"**{code}**: " + "\n\n".join(paragraphs)
+    blocks = entry.split("\n\n")
+    left_out = [b.startswith(("```", "Example", "`")) for b in blocks]
+    # an example and the sentence that leads into it ("In a task on …:") are left out together
+    kept = [
+        b
+        for i, b in enumerate(blocks)
+        if not left_out[i] and not (b.rstrip().endswith(":") and i + 1 < len(blocks) and left_out[i + 1])
+    ]
+    return f"**{code}**: " + "\n\n".join(kept)
 
 
 def operator_doc(name: str) -> str | None:
@@ -57,7 +63,7 @@ def operator_doc(name: str) -> str | None:
     if op.requires:
         lines.append(f"requires: {', '.join(op.requires)}")
     for p in op.params:
-        unit = f" {UNITS[p.type]}" if p.type in UNITS else ""
+        unit = f" {PARAM_TYPES[p.type].unit}" if PARAM_TYPES[p.type].unit else ""
         bounds = f" [{p.min:g}, {p.max:g}]" if p.min is not None and p.max is not None else ""
         req = "required" if p.required else f"default {p.default}"
         lines.append(f"- `{p.name}`: {p.type}{unit}{bounds}, {req}: {p.doc}")

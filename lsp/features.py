@@ -18,8 +18,8 @@ from wac.compiler.assemble import Built
 from wac.compiler.parse import name_tokens
 from wac.lsp.analysis import Analysis, prefab_extent, stdlib_file
 from wac.lsp.convert import location, to_range
-from wac.lsp.docs import UNITS, hover_markdown
-from wac.taxonomy.registry import registry
+from wac.lsp.docs import hover_markdown
+from wac.taxonomy.registry import PARAM_TYPES, registry
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_IMPORT_CHOICES = 2000  # .wa files listed for an import path
@@ -115,7 +115,7 @@ def complete(analysis: Analysis, text: str, pos: T.Position) -> list[T.Completio
                 T.CompletionItem(
                     label=p.name,
                     kind=K.Property,
-                    detail=f"{p.type}{' (' + UNITS[p.type] + ')' if p.type in UNITS else ''}"
+                    detail=f"{p.type}{' (' + PARAM_TYPES[p.type].unit + ')' if PARAM_TYPES[p.type].unit else ''}"
                     + ("" if p.required else f", default {p.default}"),
                     documentation=p.doc,
                 )
