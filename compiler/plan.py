@@ -22,8 +22,9 @@ from wac.bundle.model import AGENT_STEP_M
 from wac.bundle.transforms import rotation
 from wac.compiler.anomalies import Lowered
 from wac.compiler.plan_kinds import KINDS, At, PlanKind
-from wac.compiler.plan_steps import LEAVE_MARGIN_M, _free_run, leave_walk
+from wac.compiler.plan_steps import _free_run
 from wac.compiler.triggers import UNITS as TRIGGER_UNITS
+from wac.compiler.triggers import Away
 from wac.compiler.validate import Grid
 from wac.compiler.view_why import no_room, out_of_reach, unseen
 from wac.compiler.views import EYE_M, _hidden, _seen, aim_of, faces_turned_to, unburied, view_band
@@ -534,6 +535,7 @@ def _make_plan(
     }[kind.views]
 
     refused: dict[str, str] = {}  # why the cheapest candidate was passed over
+    trigger = TRIGGER_UNITS.get(low.trigger.kind.value)  # how the plan makes it fire
     room: list[tuple[float, float]] = []  # (room, room needed) of viewpoints too cramped to step away
 
     def first(tier, ok, clear_m: float = CROSSING_M) -> int | None:
@@ -555,11 +557,11 @@ def _make_plan(
                 if run < threshold + 1.0 - edge[k]:
                     room.append((run, threshold + 1.0 - edge[k]))
                     continue
-            if low.trigger.kind == B.TriggerKind.leave and low.trigger.exit_m:  # room to walk away
+            if trigger is not None and trigger.room is not None:  # room to make it fire (walk away)
                 facing = math.degrees(math.atan2(ty - cy[k], tx - cx[k]))
-                _, walk, reach = leave_walk(grid, (cx[k], cy[k]), facing, box, low.trigger.exit_m, edge[k])
-                if not walk:
-                    room.append((reach, low.trigger.exit_m + LEAVE_MARGIN_M))
+                short = trigger.room(low.trigger, Away(grid, (cx[k], cy[k]), facing, box, edge[k], ""))
+                if short is not None:
+                    room.append(short)
                     continue
             return k
         return None
@@ -572,7 +574,7 @@ def _make_plan(
     )
     if chosen is None:
         raise _no_viewpoint(kind, low, grid, refused, room, (cx, cy, edge, cost), tiers, named, box, (lo, hi))
-    armed_by_sight = low.trigger.kind != B.TriggerKind.leave  # a leave trigger arms by distance alone
+    armed_by_sight = trigger is None or trigger.arms_by_sight  # a leave trigger arms by distance alone
     if (
         kind.observe_at_start
         and armed_by_sight

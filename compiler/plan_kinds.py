@@ -11,6 +11,7 @@ not know, fails there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -18,7 +19,9 @@ from typing import Literal
 from wac.bundle import model as B
 from wac.bundle.actions import MAX_MOVE_M
 from wac.compiler.anomalies import Lowered
-from wac.compiler.plan_steps import _focus_box, _free_run, _moves, _period, _waits, leave_walk
+from wac.compiler.plan_steps import _free_run, _moves, _waits
+from wac.compiler.triggers import UNITS as TRIGGER_UNITS
+from wac.compiler.triggers import Away, turn_away_and_back
 from wac.compiler.validate import Grid
 from wac.errors import PlanError
 from wac.taxonomy.registry import PLAN_KINDS
@@ -70,6 +73,23 @@ class PlanKind:
 
 
 KINDS: dict[str, PlanKind] = {}
+
+
+def _focus_box(low: Lowered, pos, yaw: float, dist: float):
+    """The ground box of the plan's focus (its hinted point, `dist` ahead of `pos`, for none)."""
+    o = low.focus
+    if o is not None:
+        return (o.aabb_min[0], o.aabb_min[1], o.aabb_max[0], o.aabb_max[1])
+    h = math.radians(yaw)
+    x, y = pos[0] + math.cos(h) * dist, pos[1] + math.sin(h) * dist
+    return (x - 0.2, y - 0.2, x + 0.2, y + 0.2)
+
+
+def _period(low: Lowered) -> float:
+    if low.trigger.period_s:
+        return low.trigger.period_s
+    periodic = B.SetFlicker | B.SetDayNight | B.SetAnimation
+    return next((e.period_s for e in low.effects if isinstance(e, periodic) and e.period_s), 2.0)
 
 
 def plan_kind_unit(name: str, near_m: float, far_m: float, **props) -> Callable[[Expose], Expose]:
@@ -138,33 +158,15 @@ def _push(kind: PlanKind, at: At) -> list[B.PlanStep]:
 
 @plan_kind_unit("revisit", 2.0, 4.5, from_afar=True, observe_at_start=True)
 def _revisit(kind: PlanKind, at: At) -> list[B.PlanStep]:
+    """Observe, make the trigger fire the way its unit says (look away and wait, walk away and back),
+    observe again."""
     trig, name = at.low.trigger, at.name
     out = [_mark(f"Before leaving: observe the {name} and its surroundings.")]
-    if trig.kind == B.TriggerKind.leave and trig.exit_m:
-        box = _focus_box(at.low, at.pos, at.yaw, at.dist)
-        turn, walk, reach = leave_walk(at.grid, at.pos, at.yaw, box, trig.exit_m, at.edge)
-        if not walk:
-            raise PlanError(
-                f"there is no room to walk {trig.exit_m:g} m away from the {name}: a straight walk from the "
-                f"viewpoint gets {reach:.1f} m from it at most",
-                "lower the trigger's `exit` distance or widen the bounds",
-            )
-        out += [B.PlanStep(action="turn", args={"degrees": -turn}, caption="Turn away.")]
-        out += _moves(walk, "forward", "Walk away from the area.")
-        out += _moves(walk, "back", "Walk back to the viewpoint.")
-        out += [B.PlanStep(action="turn", args={"degrees": turn}, caption="Face the place again.")]
-        out.append(_mark(f"After leaving and returning: inspect the {name}'s place again."))
-        return out
-    out.append(B.PlanStep(action="turn", args={"degrees": 180.0}, caption="Turn away."))
-    if trig.kind == B.TriggerKind.after and trig.after_s:
-        out += _waits(trig.after_s + 0.5, "Wait while looking elsewhere.")
-    elif trig.kind == B.TriggerKind.revisit:
-        out += _waits(max(2.0, (trig.away_s or 0.0) + 0.5), "Wait while looking elsewhere.")
-    else:
-        out += _waits(2.0)
-    out.append(B.PlanStep(action="turn", args={"degrees": 180.0}, caption="Turn back."))
-    out.append(_mark(f"After looking away and back: inspect the {name}'s place again."))
-    return out
+    unit = TRIGGER_UNITS.get(trig.kind.value)
+    if unit is None or unit.away is None:
+        return out + turn_away_and_back(_waits(2.0), name)
+    box = _focus_box(at.low, at.pos, at.yaw, at.dist)
+    return out + unit.away(trig, Away(at.grid, at.pos, at.yaw, box, at.edge, name))
 
 
 @plan_kind_unit("watch", 2.0, 5.0, from_afar=True, scene_wide=True)

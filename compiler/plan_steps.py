@@ -1,6 +1,8 @@
 """Building blocks of a self-check plan's actions: moves and waits in the auditor's step sizes, the
 free run along a heading, and the walk away of a `leave` trigger (`plan_kinds.py` composes them into
-each plan kind's exposing actions)."""
+each plan kind's exposing actions, `triggers.py` into a trigger's way of firing).  A `grid` is the
+compiler's walkable grid (`validate.Grid`); this module imports nothing of the compiler, so that the
+trigger units, which the syntax pass reads, can use it."""
 
 from __future__ import annotations
 
@@ -8,8 +10,6 @@ import math
 
 from wac.bundle import model as B
 from wac.bundle.actions import MAX_MOVE_M
-from wac.compiler.anomalies import Lowered
-from wac.compiler.validate import Grid
 
 # the turns from facing the target that a walk away from it tries, the first with room winning
 LEAVE_HEADINGS = (180.0, 135.0, -135.0, 90.0, -90.0, 45.0, -45.0)
@@ -22,7 +22,7 @@ def _edge_at(box, x: float, y: float) -> float:
     return math.hypot(max(box[0] - x, 0.0, x - box[2]), max(box[1] - y, 0.0, y - box[3]))
 
 
-def leave_walk(grid: Grid, pos, yaw: float, box, exit_m: float, edge: float) -> tuple[float, float, float]:
+def leave_walk(grid, pos, yaw: float, box, exit_m: float, edge: float) -> tuple[float, float, float]:
     """How a `leave` plan walks away from the viewpoint `pos` (facing the target at heading `yaw`):
     (turn from facing it, walk length, how far from the target's box it gets).  Of the headings
     `LEAVE_HEADINGS`, the one with the longest free run along which a straight walk ends
@@ -49,17 +49,7 @@ def leave_walk(grid: Grid, pos, yaw: float, box, exit_m: float, edge: float) -> 
     return best[1], best[2], exit_m + LEAVE_MARGIN_M
 
 
-def _focus_box(low: Lowered, pos, yaw: float, dist: float):
-    """The ground box of the plan's focus (its hinted point, `dist` ahead of `pos`, for none)."""
-    o = low.focus
-    if o is not None:
-        return (o.aabb_min[0], o.aabb_min[1], o.aabb_max[0], o.aabb_max[1])
-    h = math.radians(yaw)
-    x, y = pos[0] + math.cos(h) * dist, pos[1] + math.sin(h) * dist
-    return (x - 0.2, y - 0.2, x + 0.2, y + 0.2)
-
-
-def _free_run(grid: Grid, pos: tuple[float, float], heading_deg: float, limit: float = 30.0) -> float:
+def _free_run(grid, pos: tuple[float, float], heading_deg: float, limit: float = 30.0) -> float:
     """How far the agent can walk from `pos` along a heading over reachable cells."""
     h = math.radians(heading_deg)
     d = 0.0
@@ -96,10 +86,3 @@ def _waits(seconds: float, caption: str = "") -> list[B.PlanStep]:
     if out and caption:
         out[-1] = out[-1].model_copy(update={"caption": caption})
     return out
-
-
-def _period(low: Lowered) -> float:
-    if low.trigger.period_s:
-        return low.trigger.period_s
-    periodic = B.SetFlicker | B.SetDayNight | B.SetAnimation
-    return next((e.period_s for e in low.effects if isinstance(e, periodic) and e.period_s), 2.0)

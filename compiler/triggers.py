@@ -3,8 +3,9 @@
 A `TriggerUnit` holds a kind's syntax (its clauses, its argument, its leading form `on_…`), its
 trigger class (which operators accept it, `taxonomy/operators.yaml`'s `triggers:`), its lowering to
 the bundle's `Trigger` with the errors only it can make (E604, E605), its rubric words (`phrase`:
-when the change happens; `action`: what an inspector does to see it) and the self-check plan kind
-that makes it fire.  The runtime's side of a kind is its rule in `wac.runtime.triggers` (`@fires`).
+when the change happens; `action`: what an inspector does to see it), the self-check plan kind
+that makes it fire and how that plan does it (`band`, `away`, `room`, `arms_by_sight`).  The
+runtime's side of a kind is its rule in `wac.runtime.triggers` (`@fires`).
 
 The tables the rest of the compiler reads (`TRIGGERS`, `TRIGGER_ARG`, `TRIGGER_CLASS`,
 `LEADING_TRIGGERS`) are views of `UNITS`; the set of kinds is checked against the bundle's
@@ -18,8 +19,10 @@ from dataclasses import dataclass
 
 from wac.bundle import model as B
 from wac.compiler.diagnostics import Collector
+from wac.compiler.plan_steps import LEAVE_MARGIN_M, _moves, _waits, leave_walk
 from wac.compiler.schema import BOOL, DURATION, LENGTH, Clause, _c
 from wac.compiler.spans import Span
+from wac.errors import PlanError
 from wac.taxonomy.registry import TRIGGER_CLASSES, check_plan_kind
 
 D = B.TRIGGER_DEFAULTS
@@ -40,6 +43,33 @@ class Args:
 
 
 @dataclass(frozen=True, slots=True)
+class Away:
+    """A self-check plan at its viewpoint, the "before" view taken: where it stands (`pos`), the heading
+    that faces the target (`yaw`), the target's ground box, how far its edge is, what captions call it."""
+
+    grid: object  # validate.Grid
+    pos: tuple[float, float]
+    yaw: float
+    box: tuple[float, float, float, float]
+    edge: float
+    name: str
+
+
+def _turn(degrees: float, caption: str) -> B.PlanStep:
+    return B.PlanStep(action="turn", args={"degrees": degrees}, caption=caption)
+
+
+def turn_away_and_back(wait: list[B.PlanStep], name: str) -> list[B.PlanStep]:
+    """Turn away, wait, turn back and look again (a revisit, a look-away, an after)."""
+    return [
+        _turn(180.0, "Turn away."),
+        *wait,
+        _turn(180.0, "Turn back."),
+        B.PlanStep(action="mark", caption=f"After looking away and back: inspect the {name}'s place again."),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
 class TriggerUnit:
     kind: str
     trigger_class: str  # temporal, distance, contact, interact (operators.yaml `triggers:`)
@@ -54,6 +84,13 @@ class TriggerUnit:
     # the plan's viewpoint band (closest, preferred, farthest, from afar), narrowed where the trigger
     # must be armed from the viewpoint; None: the plan kind's band as it is
     band: Callable[[B.Trigger, Band], Band] | None = None
+    # how a "revisit" plan makes it fire after its "before" view, up to the "after" view (None: turn
+    # away for 2 s and back); it raises PlanError when the place leaves no room for it
+    away: Callable[[B.Trigger, Away], list[B.PlanStep]] | None = None
+    # why a viewpoint cannot make it fire (no room to walk away: (how far it gets, how far it must)),
+    # tested on each candidate viewpoint; None: any viewpoint can
+    room: Callable[[B.Trigger, Away], tuple[float, float] | None] | None = None
+    arms_by_sight: bool = True  # a sighting arms it (a leave is armed by distance alone)
 
 
 UNITS: dict[str, TriggerUnit] = {}
@@ -113,6 +150,9 @@ _SEEN_WITHIN = _c("seen_within", LENGTH, "it counts as seen only within this dis
     leading="on_revisit",
     plan="revisit",
     band=_seen_within,
+    away=lambda t, a: turn_away_and_back(
+        _waits(max(2.0, (t.away_s or 0.0) + 0.5), "Wait while looking elsewhere."), a.name
+    ),
     phrase=lambda t: "after the agent looks away and comes back",
     action=lambda t: "turn away and come back",
 )
@@ -154,6 +194,31 @@ def _look_away(args: Args) -> B.Trigger:
     )
 
 
+def _walk_away(trig: B.Trigger, at: Away) -> list[B.PlanStep]:
+    """A leave fires when the agent walks beyond `exit` and comes back: the longest free heading away."""
+    turn, walk, reach = leave_walk(at.grid, at.pos, at.yaw, at.box, trig.exit_m, at.edge)
+    if not walk:
+        raise PlanError(
+            f"there is no room to walk {trig.exit_m:g} m away from the {at.name}: a straight walk from the "
+            f"viewpoint gets {reach:.1f} m from it at most",
+            "lower the trigger's `exit` distance or widen the bounds",
+        )
+    return [
+        _turn(-turn, "Turn away."),
+        *_moves(walk, "forward", "Walk away from the area."),
+        *_moves(walk, "back", "Walk back to the viewpoint."),
+        _turn(turn, "Face the place again."),
+        B.PlanStep(
+            action="mark", caption=f"After leaving and returning: inspect the {at.name}'s place again."
+        ),
+    ]
+
+
+def _no_room_to_leave(trig: B.Trigger, at: Away) -> tuple[float, float] | None:
+    _, walk, reach = leave_walk(at.grid, at.pos, at.yaw, at.box, trig.exit_m, at.edge)
+    return None if walk else (reach, trig.exit_m + LEAVE_MARGIN_M)
+
+
 @_unit(
     "leave",
     "temporal",
@@ -164,6 +229,9 @@ def _look_away(args: Args) -> B.Trigger:
     ),
     plan="revisit",
     band=_inside_enter,
+    away=lambda t, a: _walk_away(t, a),
+    room=lambda t, a: _no_room_to_leave(t, a),
+    arms_by_sight=False,
     phrase=lambda t: f"after the agent leaves the area (beyond {t.exit_m:g} m) and returns",
     action=lambda t: f"walk more than {t.exit_m:g} m away and return",
 )
@@ -193,6 +261,7 @@ def _leave(args: Args) -> B.Trigger | None:
     "temporal",
     arg=DURATION,
     plan="revisit",
+    away=lambda t, a: turn_away_and_back(_waits(t.after_s + 0.5, "Wait while looking elsewhere."), a.name),
     phrase=lambda t: f"after about {t.after_s:g} s, while unobserved",
     action=lambda t: "wait while looking elsewhere",
 )

@@ -73,3 +73,21 @@ def test_no_module_keeps_its_own_list_of_trigger_kinds():
         for path in sorted((ROOT / folder).rglob("*.py")):
             found += [f"{path.relative_to(ROOT)}:{line} {kinds}" for line, kinds in _kind_lists(path)]
     assert not found, found
+
+
+def test_the_plan_makes_a_trigger_fire_the_way_its_unit_says():
+    """A revisit plan turns away and waits as long as the trigger needs (its `away`, an `after`'s
+    time); a leave walks away and back instead, needs room for it, and is armed by distance alone."""
+    at = TR.Away(None, (0.0, 0.0), 90.0, (1.0, 1.0, 2.0, 2.0), 1.0, "crate")
+
+    def waited(steps):
+        return sum(s.args["seconds"] for s in steps if s.action == "wait")
+
+    after = TR.UNITS["after"].away(B.Trigger(kind=B.TriggerKind.after, after_s=6.0), at)
+    assert [s.action for s in after][0] == "turn" and after[-1].action == "mark" and waited(after) == 6.5
+    revisit = TR.UNITS["revisit"].away(B.Trigger(kind=B.TriggerKind.revisit, away_s=3.0), at)
+    assert waited(revisit) == 3.5 and "looking away and back" in revisit[-1].caption
+    assert TR.UNITS["look_away"].away is None  # the plan's default: turn away for 2 s
+    leave = TR.UNITS["leave"]
+    assert leave.away is not None and leave.room is not None and not leave.arms_by_sight
+    assert all(u.arms_by_sight for k, u in TR.UNITS.items() if k != "leave")
