@@ -176,12 +176,22 @@ def replace_block(text: str, block: str) -> str:
     return text[:a] + block + text[b:]
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
+    """Write the generated block into PATH (default docs/language.md) between its markers."""
     args = sys.argv[1:] if argv is None else argv
     path = Path(args[0]) if args else DOC_PATH
-    path.write_text(replace_block(path.read_text(encoding="utf-8"), render()), encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        print(f"wac: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 1
+    if BEGIN not in text or END not in text:
+        print(f"wac: {path} has no {BEGIN} … {END} block to fill", file=sys.stderr)
+        return 1
+    path.write_text(replace_block(text, render()), encoding="utf-8")
     print(f"wrote the operator reference into {path}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
