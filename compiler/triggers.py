@@ -315,26 +315,25 @@ _unit(
 )(_viewpoint(B.TriggerKind.within))
 
 
-@_unit(
-    "contact",
-    "contact",
-    leading="on_contact",
-    phrase=lambda t: "on contact",
-    action=lambda t: "interact",
+def _no_values(kind: B.TriggerKind) -> Callable[[Args], B.Trigger]:
+    """The lowering of a trigger that takes no values (contact, interact)."""
+
+    def lower(args: Args) -> B.Trigger:
+        return B.Trigger(kind=kind)
+
+    return lower
+
+
+_unit("contact", "contact", leading="on_contact", phrase=lambda t: "on contact", action=lambda t: "interact")(
+    _no_values(B.TriggerKind.contact)
 )
-def _contact(args: Args) -> B.Trigger:
-    return B.Trigger(kind=B.TriggerKind.contact)
-
-
-@_unit(
+_unit(
     "interact",
     "interact",
     leading="on_interact",
     phrase=lambda t: "when interacted with",
     action=lambda t: "interact",
-)
-def _interact(args: Args) -> B.Trigger:
-    return B.Trigger(kind=B.TriggerKind.interact)
+)(_no_values(B.TriggerKind.interact))
 
 
 def lower_trigger(kind: str, args: Args) -> B.Trigger | None:
