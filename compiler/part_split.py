@@ -58,6 +58,7 @@ def split_halves(built: Built, anomalies: list[N.Anomaly], diag: Collector) -> B
     """`built` (the clean world) with the objects whose half an anomaly names cut in two; `built`
     itself is left as it was."""
     objects = dict(built.objects)
+    cut_ids: list[str] = []
     for a in anomalies:
         c = a.clause("part")
         if c is None or not isinstance(c.value, S.Name) or c.value.text not in HALVES or len(a.operand) != 1:
@@ -75,7 +76,8 @@ def split_halves(built: Built, anomalies: list[N.Anomaly], diag: Collector) -> B
             )
             continue
         objects[o.id] = cut(o)
-    if objects == built.objects:
+        cut_ids.append(o.id)
+    if not cut_ids:
         return built
     scene = built.scene.model_copy(update={"objects": tuple(objects[q.id] for q in built.scene.objects)})
     return dataclasses.replace(built, scene=scene, objects=objects)

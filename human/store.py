@@ -13,13 +13,12 @@ target kept per assignment serve the assignment rule only and never reach a page
 from __future__ import annotations
 
 import json
-import secrets
 import sqlite3
 import time
 from dataclasses import dataclass
 
-from wac.errors import AuthError, StoreError, UsageError
-from wac.review.store import SqliteStore, token_hash
+from wac.errors import StoreError, UsageError
+from wac.review.store import SqliteStore
 from wac.suggest import did_you_mean
 
 MIGRATIONS: tuple[str, ...] = (
@@ -114,22 +113,7 @@ class HumanStore(SqliteStore):
     # --- participants ----------------------------------------------------------------------
     def add_participant(self, name: str) -> str:
         """Add a participant and return their new token (shown once; only its hash is kept)."""
-        name = name.strip()
-        if not name or len(name) > 64 or any(c in name for c in "\r\n\t"):
-            raise UsageError("a participant name is 1-64 characters on one line")
-        token = secrets.token_urlsafe(24)
-
-        def add(con):
-            try:
-                con.execute(
-                    "INSERT INTO participants (name, token_sha256, created_at) VALUES (?, ?, ?)",
-                    (name, token_hash(token), time.time()),
-                )
-            except sqlite3.IntegrityError:
-                raise UsageError(f"a participant named {name!r} already exists; pick another name") from None
-
-        self._write(add)
-        return token
+        return self._add_person("participants", "participant", name)
 
     def participants(self) -> list[Participant]:
         rows = self._read("SELECT id, name FROM participants ORDER BY id")
@@ -137,12 +121,8 @@ class HumanStore(SqliteStore):
 
     def authenticate(self, token: str | None) -> Participant:
         """The participant holding `token`; AuthError when it is missing or unknown."""
-        if not token:
-            raise AuthError("sign in first: this needs a participant token")
-        rows = self._read("SELECT id, name FROM participants WHERE token_sha256 = ?", (token_hash(token),))
-        if not rows:
-            raise AuthError("unknown participant token")
-        return Participant(rows[0]["id"], rows[0]["name"])
+        row = self._person_of("participants", "participant", token)
+        return Participant(row["id"], row["name"])
 
     def participant(self, name: str) -> Participant:
         found = [p for p in self.participants() if p.name == name]

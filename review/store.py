@@ -119,6 +119,37 @@ class SqliteStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.migrate()
 
+    # --- people who sign in with a token (reviewers, participants) ------------------------
+    def _add_person(self, table: str, role: str, name: str, taken_hint: str = "") -> str:
+        """Add a person to `table` and return their new token (shown once; only its hash is kept)."""
+        name = name.strip()
+        if not name or len(name) > 64 or any(c in name for c in "\r\n\t"):
+            raise UsageError(f"a {role} name is 1-64 characters on one line")
+        token = secrets.token_urlsafe(24)
+
+        def add(con):
+            try:
+                con.execute(
+                    f"INSERT INTO {table} (name, token_sha256, created_at) VALUES (?, ?, ?)",
+                    (name, token_hash(token), time.time()),
+                )
+            except sqlite3.IntegrityError:
+                raise UsageError(
+                    f"a {role} named {name!r} already exists; pick another name{taken_hint}"
+                ) from None
+
+        self._write(add)
+        return token
+
+    def _person_of(self, table: str, role: str, token: str | None) -> sqlite3.Row:
+        """The row of `table` whose token is `token`; AuthError when it is missing or unknown."""
+        if not token:
+            raise AuthError(f"sign in first: this needs a {role} token")
+        rows = self._read(f"SELECT id, name FROM {table} WHERE token_sha256 = ?", (token_hash(token),))
+        if not rows:
+            raise AuthError(f"unknown {role} token")
+        return rows[0]
+
     # --- connections and migrations -------------------------------------------------------
     def connect(self) -> sqlite3.Connection:
         deadline = time.monotonic() + self.timeout_s
@@ -210,25 +241,9 @@ class Store(SqliteStore):
     # --- reviewers ---------------------------------------------------------------------------
     def add_reviewer(self, name: str) -> str:
         """Add a reviewer and return their new token (shown once; only its hash is kept)."""
-        name = name.strip()
-        if not name or len(name) > 64 or any(c in name for c in "\r\n\t"):
-            raise UsageError("a reviewer name is 1-64 characters on one line")
-        token = secrets.token_urlsafe(24)
-
-        def add(con):
-            try:
-                con.execute(
-                    "INSERT INTO reviewers (name, token_sha256, created_at) VALUES (?, ?, ?)",
-                    (name, token_hash(token), time.time()),
-                )
-            except sqlite3.IntegrityError:
-                raise UsageError(
-                    f"a reviewer named {name!r} already exists; pick another name "
-                    f"(or --rotate to give {name!r} a new token)"
-                ) from None
-
-        self._write(add)
-        return token
+        return self._add_person(
+            "reviewers", "reviewer", name, f" (or --rotate to give {name.strip()!r} a new token)"
+        )
 
     def rotate_token(self, name: str) -> str:
         """Give an existing reviewer a new token; the old one stops working."""
@@ -253,12 +268,8 @@ class Store(SqliteStore):
 
     def authenticate(self, token: str | None) -> Reviewer:
         """The reviewer holding `token`; AuthError when it is missing or unknown."""
-        if not token:
-            raise AuthError("sign in first: this needs a reviewer token")
-        rows = self._read("SELECT id, name FROM reviewers WHERE token_sha256 = ?", (token_hash(token),))
-        if not rows:
-            raise AuthError("unknown reviewer token")
-        return Reviewer(rows[0]["id"], rows[0]["name"])
+        row = self._person_of("reviewers", "reviewer", token)
+        return Reviewer(row["id"], row["name"])
 
     # --- verdicts ----------------------------------------------------------------------------
     def record(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
+import string
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -296,8 +297,6 @@ RUBRIC_WORDS = (
 
 def placeholders(template: str) -> tuple[str, ...]:
     """The `{word}` placeholders of a rubric template, in order."""
-    import string
-
     return tuple(f for _, f, _, _ in string.Formatter().parse(template) if f is not None)
 
 
