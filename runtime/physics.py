@@ -11,7 +11,8 @@ objects (stairs) it steps up edges of up to a step's height (`climb.py`).  Liqui
 no collider: the ground has a hole under them and a floor at their bottom, so the agent sinks in.
 
 Steps are skipped while nothing can change (`Physics.step`): the agent stands still and rests,
-every dynamic body has been at rest for `QUIET_STEPS`, and nothing kinematic moved near them.
+every dynamic body has been at rest for `QUIET_STEPS`, and nothing kinematic moved near them.  A
+walking step in free space on flat ground is walked, not simulated (`Physics._walk_freely`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ SHOVE_SPEED = (
 CONTACT_SLOP_M = 0.02  # a dynamic object this close counts as touched by the agent
 QUIET_STEPS = 6  # steps of rest (agent and dynamic bodies) before steps are skipped
 REST_V, REST_W = 2e-3, 2e-2  # m/s and rad/s below which a body counts as at rest
+FREE_MARGIN_M = 0.1  # a walking step is simulated when any body but the ground is this near the agent
+FLAT_FOOT_M = 1e-3  # the agent's feet this near the flat ground's top (z = 0) stand on it
 
 
 def _pybullet():
@@ -123,8 +126,10 @@ class Physics(Bodies):
         self._read: dict[int, tuple] = {}  # body -> (position, orientation) last copied into the world
         self._rest: dict[tuple, tuple] = {}  # hinged/spinning part -> (scale, inverse rest frame)
         self.quiet = 0  # consecutive steps with nothing moving (see `step`)
+        self.calm = 0  # consecutive steps with every dynamic body at rest (see `_walk_freely`)
+        self._flat: tuple | None = None  # flat ground: (half size x, y, hole rectangles); None on terrain
         self.stepped = True  # a simulation step ran since the last `read_back`
-        self.steps_run = self.steps_skipped = 0
+        self.steps_run = self.steps_skipped = self.steps_walked = 0
         self._dynamic: tuple = (None, 0, [])  # (the world's objects, their number, the dynamic ones)
         self._changed = world.watch()  # objects assigned since the last `sync`
         self._synced_version = -1  # the world's version at the last `sync` that saw every object
@@ -147,7 +152,7 @@ class Physics(Bodies):
         self._kicks.clear()
         self._pose_keys.clear()
         self._read.clear()
-        self.quiet = 0
+        self._stir()
         self.bodies.clear()
         self.walkable_bodies.clear()
         self.versions.clear()
@@ -191,7 +196,7 @@ class Physics(Bodies):
         p, c = self.p, self.cid
         if full or self.ground_version != self.world.version:
             self._build_ground()
-            self.quiet = 0
+            self._stir()
         objects = self.world.objects
         if not self.bodies.keys() <= objects.keys():
             for oid in [o for o in self.bodies if o not in objects]:
@@ -235,8 +240,12 @@ class Physics(Bodies):
                 p.resetBasePositionAndOrientation(
                     body, m[:3, 3].tolist(), _quat(m[:3, :3]), physicsClientId=c
                 )
-                if self.quiet and (part is None or not part.startswith("#")) and self._near_movers(body):
-                    self.quiet = 0  # a solid moved kinematically next to the agent or a dynamic body
+                if (
+                    (self.quiet or self.calm)
+                    and (part is None or not part.startswith("#"))
+                    and self._near_movers(body)
+                ):
+                    self._stir()  # a solid moved kinematically next to the agent or a dynamic body
 
     def _near_movers(self, body: int, margin: float = 0.1) -> bool:
         """Whether a body's bounds come within `margin` of the agent or a simulated body."""
@@ -309,7 +318,7 @@ class Physics(Bodies):
                 for link in links:
                     p.changeDynamics(body, link, physicsClientId=c, **kw)
                 self._wake(body)
-                self.quiet = 0
+                self._stir()
 
     def _wake(self, body: int) -> bool:
         """Wake a dynamic body for good; returns whether it was awake already.  A multibody woken from
@@ -327,7 +336,7 @@ class Physics(Bodies):
                 physicsClientId=self.cid,
             )
             self._waking.add(body)
-        self.quiet = 0
+        self._stir()
         return False
 
     def kick(self, st: ObjectState, linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0)) -> None:
@@ -338,7 +347,7 @@ class Physics(Bodies):
                     self._add_velocity(body, linear, angular)
                 else:
                     self._kicks.append((body, linear, angular))
-                self.quiet = 0
+                self._stir()
 
     def _add_velocity(self, body: int, linear, angular) -> None:
         p, c = self.p, self.cid
@@ -355,7 +364,7 @@ class Physics(Bodies):
         zc = z + self.agent_height / 2
         self.p.resetBasePositionAndOrientation(self.agent, [x, y, zc], [0, 0, 0, 1], physicsClientId=self.cid)
         self.p.resetBaseVelocity(self.agent, [0, 0, 0], [0, 0, 0], physicsClientId=self.cid)
-        self.quiet = 0
+        self._stir()
 
     def agent_falling(self, speed: float = 0.5) -> bool:
         """Whether the agent is dropping faster than `speed` m/s."""
@@ -372,12 +381,16 @@ class Physics(Bodies):
 
         Skipped while nothing can change: the agent is not walking, and it and every dynamic body
         have been at rest for `QUIET_STEPS` steps with nothing waking them since (a kick, a rebuilt
-        or re-posed body, a mass change, a teleport: see the `self.quiet = 0` sites).
+        or re-posed body, a mass change, a teleport: see the `_stir` sites).  A walking step in free
+        space is not simulated either, but walked (`_walk_freely`).
         """
         p, c = self.p, self.cid
         walking = vx != 0.0 or vy != 0.0
         if not walking and self.quiet >= QUIET_STEPS:
             self.steps_skipped += 1
+            return
+        if walking and self.calm >= QUIET_STEPS and not self._kicks and self._walk_freely(vx, vy):
+            self.steps_walked += 1
             return
         v, _ = p.getBaseVelocity(self.agent, physicsClientId=c)
         vz = v[2]
@@ -394,7 +407,8 @@ class Physics(Bodies):
         if self._waking:
             self.awake |= self._waking
             self._waking.clear()
-        if self._kicks:  # bodies woken before this step take their kicks now
+        kicked = bool(self._kicks)
+        if kicked:  # bodies woken before this step take their kicks now
             kicks, self._kicks = self._kicks, []
             for body, linear, angular in kicks:
                 if body in self.refs:
@@ -402,14 +416,59 @@ class Physics(Bodies):
             walking = True  # not at rest: they move from the next step on
         self.steps_run += 1
         self.stepped = True
-        self.quiet = 0 if walking or not self._at_rest() else self.quiet + 1
+        others = not kicked and self._others_at_rest()
+        self.calm = self.calm + 1 if others else 0
+        self.quiet = 0 if walking or not (others and self._agent_at_rest()) else self.quiet + 1
 
-    def _at_rest(self) -> bool:
-        """The agent and every simulated body are (nearly) still."""
-        p, c = self.p, self.cid
-        v, _ = p.getBaseVelocity(self.agent, physicsClientId=c)
-        if abs(v[0]) + abs(v[1]) + abs(v[2]) > REST_V:
+    def _stir(self) -> None:
+        """Something changed that may set bodies moving: step again until all is at rest."""
+        self.quiet = self.calm = 0
+
+    def _walk_freely(self, vx: float, vy: float) -> bool:
+        """Move the agent one step at (vx, vy) without simulating, when that is what simulating does:
+        it stands on flat ground (no hole under it, not sinking or falling), no body but the ground
+        is within `FREE_MARGIN_M` of it before or after the step, and every dynamic body has been at
+        rest for `QUIET_STEPS` (`calm`).  Bullet then adds v·dt to its position, friction being off,
+        and leaves its height at rest on the ground (checked in tests/runtime/test_free_walk.py);
+        returns whether it moved the agent."""
+        flat = self._flat
+        if flat is None:
             return False
+        p, c = self.p, self.cid
+        pos, _ = p.getBasePositionAndOrientation(self.agent, physicsClientId=c)
+        x, y, zc = pos
+        if abs(zc - self.agent_height / 2) > FLAT_FOOT_M:
+            return False  # not standing on the flat ground (on an object, sunk, mid-air)
+        v, _ = p.getBaseVelocity(self.agent, physicsClientId=c)
+        if abs(v[2]) > REST_V:
+            return False
+        nx, ny = x + vx * DT, y + vy * DT
+        reach = self.agent_radius + FREE_MARGIN_M
+        lo = [min(x, nx) - reach, min(y, ny) - reach]
+        hi = [max(x, nx) + reach, max(y, ny) + reach]
+        hx, hy, holes = flat
+        if lo[0] < -hx or lo[1] < -hy or hi[0] > hx or hi[1] > hy:
+            return False
+        for hlo, hhi in holes:
+            if lo[0] < hhi[0] and hlo[0] < hi[0] and lo[1] < hhi[1] and hlo[1] < hi[1]:
+                return False
+        top = zc + self.agent_height / 2 + FREE_MARGIN_M
+        near = p.getOverlappingObjects([lo[0], lo[1], FLAT_FOOT_M], [hi[0], hi[1], top], physicsClientId=c)
+        for body, _ in near or ():
+            ref = self.refs.get(body)
+            if body != self.agent and (ref is None or not (ref.kind == "ground" or ref.meets_nothing)):
+                return False
+        p.resetBasePositionAndOrientation(self.agent, [nx, ny, zc], (0.0, 0.0, 0.0, 1.0), physicsClientId=c)
+        p.resetBaseVelocity(self.agent, [vx, vy, v[2]], [0.0, 0.0, 0.0], physicsClientId=c)  # reset zeroed it
+        return True
+
+    def _agent_at_rest(self) -> bool:
+        v, _ = self.p.getBaseVelocity(self.agent, physicsClientId=self.cid)
+        return abs(v[0]) + abs(v[1]) + abs(v[2]) <= REST_V
+
+    def _others_at_rest(self) -> bool:
+        """Every simulated body is (nearly) still."""
+        p, c = self.p, self.cid
         for st in self._dynamic_objects():
             if not st.simulated:
                 continue
@@ -499,7 +558,7 @@ class Physics(Bodies):
             self.passable.discard(oid)
         else:
             self.passable.add(oid)
-        self.quiet = 0
+        self._stir()
 
     def agent_contacts(self) -> set[str]:
         """Ids of objects the agent touches now (in contact, or within `CONTACT_SLOP_M`: leaning on it)."""

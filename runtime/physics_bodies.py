@@ -70,6 +70,11 @@ class BodyRef:
     object_id: str | None = None
     hinged: str | None = None  # part id of a separately posed part (hinge / spin)
 
+    @property
+    def meets_nothing(self) -> bool:
+        """A body only rays hit (`#ghost` non-solid parts, `#reach` copies): nothing collides with it."""
+        return (self.hinged or "").startswith("#")
+
 
 _SHAPES: dict[tuple, tuple] = {}  # (part shape, size, mesh file, part -> body frame) -> `_shape`'s answer
 _SHAPES_MAX = 20_000
@@ -230,7 +235,7 @@ class Bodies:
             self.awake.discard(body)
             self._waking.discard(body)
         self._pose_keys.pop(oid, None)
-        self.quiet = 0
+        self._stir()
 
     def _object_base(self, st: ObjectState) -> np.ndarray:
         """Rigid object frame (no scale) -> world."""
@@ -326,6 +331,7 @@ class Bodies:
             p.changeDynamics(b, -1, lateralFriction=0.8, restitution=1.0, physicsClientId=c)
             self.refs[b] = BodyRef("ground")
             self.ground_bodies.append(b)
+            self._flat = None
             self._build_blockers()
             return
         gx, gy = self.world.scene.ground.size
@@ -368,6 +374,11 @@ class Bodies:
                 self.ground_bodies.append(
                     self._box((cx, cy, -0.5), (x1 - x0, y1 - y0, 1.0), BodyRef("ground"))
                 )
+        self._flat = (
+            gx / 2,
+            gy / 2,
+            tuple((tuple(map(float, lo)), tuple(map(float, hi))) for lo, hi in holes),
+        )
         for lo, hi, depth in floors:
             c2 = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, depth - 0.5)
             self.ground_bodies.append(

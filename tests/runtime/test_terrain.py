@@ -57,7 +57,7 @@ def test_agent_stands_on_each_tread_on_the_way_up(make_env):
         # at rest on the tread under it, or on the next tread's edge (the capsule's rounded foot)
         assert under - 0.01 <= foot[2] <= under + 0.17 + 0.01
         heights.append(float(foot[2]))
-    assert heights == sorted(heights) and heights[-1] > 3 * 0.17
+    assert all(b >= a - 1e-9 for a, b in zip(heights, heights[1:], strict=False)) and heights[-1] > 3 * 0.17
 
 
 def test_agent_walks_up_a_ramp_of_the_steepest_slope(make_env):
