@@ -20,10 +20,25 @@ from wac.bundle.model import Part
 from wac.bundle.transforms import wedge_mesh
 from wac.errors import BundleError
 
+_ROTATIONS: dict[bytes, np.ndarray] = {}  # (yaw, pitch, roll) bytes -> rotation: poses repeat a lot
+_ROTATIONS_MAX = 8192
+_EYE4 = np.eye(4)
+
 
 def rotation_matrix(rotation_deg) -> np.ndarray:
-    """3x3 rotation for (yaw, pitch, roll) degrees: Rz(yaw) @ Ry(pitch) @ Rx(roll)."""
-    yaw, pitch, roll = np.radians(np.asarray(rotation_deg, dtype=float))
+    """3x3 rotation for (yaw, pitch, roll) degrees: Rz(yaw) @ Ry(pitch) @ Rx(roll) (a new array)."""
+    a = np.asarray(rotation_deg, dtype=float)
+    key = a.tobytes()
+    got = _ROTATIONS.get(key)
+    if got is None:
+        if len(_ROTATIONS) >= _ROTATIONS_MAX:
+            _ROTATIONS.clear()
+        got = _ROTATIONS[key] = _rotation(a)
+    return got.copy()
+
+
+def _rotation(rotation_deg: np.ndarray) -> np.ndarray:
+    yaw, pitch, roll = np.radians(rotation_deg)
     cz, sz, cy, sy, cx, sx = (
         np.cos(yaw),
         np.sin(yaw),
@@ -52,14 +67,14 @@ def euler_from_matrix(r: np.ndarray) -> tuple[float, float, float]:
 
 def transform(position=(0.0, 0.0, 0.0), rotation_deg=(0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0)) -> np.ndarray:
     """4x4 matrix T(position) @ R(rotation) @ S(scale)."""
-    m = np.eye(4)
+    m = _EYE4.copy()
     m[:3, :3] = rotation_matrix(rotation_deg) * np.asarray(scale, dtype=float)[None, :]
     m[:3, 3] = position
     return m
 
 
 def translation(v) -> np.ndarray:
-    m = np.eye(4)
+    m = _EYE4.copy()
     m[:3, 3] = v
     return m
 

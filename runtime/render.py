@@ -179,6 +179,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         polys, merged = shared_geometry()
         self._polys: dict = polys
         self._textures: dict = {}
+        self._flats: dict[tuple, object] = {}  # (colour, culling) -> an unlit property (`_flat`)
         self.actors: dict[tuple[str, str], object] = {}  # (object id, part id) -> the actor drawing that part
         self.groups: dict[str, list[ActorGroup]] = {}  # object id -> its actors
         self._group_sig: dict[str, tuple] = {}
@@ -413,7 +414,14 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         return (ids, depth) if with_depth else ids
 
     def _flat(self, color, like):
-        """An unlit property of exactly `color`, keeping face culling of `like`."""
+        """An unlit property of exactly `color`, keeping face culling of `like` (made once each)."""
+        key = (*color, like.GetFrontfaceCulling(), like.GetBackfaceCulling())
+        flat = self._flats.get(key)
+        if flat is None:
+            flat = self._flats[key] = self._new_flat(color, like)
+        return flat
+
+    def _new_flat(self, color, like):
         flat = self.vtk.vtkProperty()
         flat.SetLighting(False)
         flat.SetAmbient(1.0)
