@@ -45,6 +45,7 @@ class Lowered:
     hints: Hints = Hints()  # where the plan aims and waits (focus point, ground, response delay)
     span: object = None
     affects: tuple[str, ...] = ()  # objects the task declares the anomaly changes as a consequence
+    materials: tuple[B.Material, ...] = ()  # derived materials its effects name (`Lowering.materials`)
 
 
 def lower_anomalies(anomalies, built: Built, layout: Layout, diag: Collector) -> list[Lowered | None]:
@@ -111,6 +112,7 @@ def lower(a: N.Anomaly, built: Built, layout: Layout, diag: Collector) -> Lowere
         hints=out.hints,
         span=a.span,
         affects=affects,
+        materials=tuple(out.materials),
     )
 
 

@@ -74,6 +74,12 @@ class Materials:
         self.used[name] = mat
         return mat
 
+    def derive(self, materials) -> None:
+        """Add materials derived by the lowerings (`Lowering.materials`); one name, one material."""
+        for m in materials:
+            had = self.used.setdefault(m.name, m)
+            assert had == m, f"two materials named {m.name!r}"
+
     def tinted(self, base: B.Material, color: tuple[float, float, float]) -> str:
         hexcode = "".join(f"{round(c * 255):02x}" for c in color)
         name = f"{base.name}#{hexcode}"

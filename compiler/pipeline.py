@@ -161,6 +161,7 @@ def compile_task(task: N.TaskDecl, path: Path, loader: Loader, diag: Collector) 
     lowered = lower_anomalies(anomalies, built, layout, diag)  # 6. lowering
     if diag or any(x is None for x in lowered):
         return None
+    layout.materials.derive(m for low in lowered for m in low.materials)  # the tints the effects name
     check_benign(built, anomalies, lowered, diag)  # 6b. honesty
     check_target_names(scene_decl, anomalies, lowered, built, diag)  # E545
     check_perturbed(built, lowered, lambda low: low.span, diag)

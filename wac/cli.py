@@ -346,29 +346,35 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", default="schemas")
     s.set_defaults(func=cmd_schema)
 
-    for module in (
-        "wac.validation.derive_cli",
-        "wac.runtime.commands",
-        "wac.validation.selfcheck",
-        "wac.validation.validate",
-        "wac.audit.runner",
-        "wac.audit.mcp_server",
-        "wac.audit.judge",
-        "wac.audit.report",
-        "wac.audit.video",
-        "wac.audit.hf_dataset",
-        "wac.review.commands",
-        "wac.human.commands",
-        "wac.lsp.commands",
-    ):
-        try:
-            register = __import__(module, fromlist=["register"]).register
-        except ModuleNotFoundError as exc:  # that part of wac is not installed
-            if exc.name != module:
-                raise
-            continue
-        register(sub)
+    for module in _command_modules():
+        module.register(sub)
     return p
+
+
+def _command_modules() -> tuple:
+    """The modules that add their own subcommands (each has `register(subparsers)`), in help order."""
+    from wac.audit import hf_dataset, judge, mcp_server, report, runner, video
+    from wac.human import commands as human_commands
+    from wac.lsp import commands as lsp_commands
+    from wac.review import commands as review_commands
+    from wac.runtime import commands as runtime_commands
+    from wac.validation import derive_cli, selfcheck, validate
+
+    return (
+        derive_cli,
+        runtime_commands,
+        selfcheck,
+        validate,
+        runner,
+        mcp_server,
+        judge,
+        report,
+        video,
+        hf_dataset,
+        review_commands,
+        human_commands,
+        lsp_commands,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -107,17 +107,27 @@ class Hints:
 
 @dataclass(frozen=True, slots=True)
 class Lowering:
-    """What a unit's `lower` returns: effects, rubric words, added objects, plan hints."""
+    """What a unit's `lower` returns: effects, rubric words, added objects, plan hints, and the
+    materials its effects name that the scene does not hold yet (`Context.tint`)."""
 
     effects: tuple[B.Effect, ...]
     words: Mapping[str, object] = field(default_factory=dict)  # rubric template words
     new_objects: tuple[B.SceneObject, ...] = ()
     hints: Hints = Hints()
+    materials: tuple[B.Material, ...] = ()
 
     def __post_init__(self) -> None:
         hidden = [k for k in self.words if k.startswith("_")]
         if hidden:  # side channels are `Hints` fields, not words the rubric would have to filter
             raise ValueError(f"rubric words {hidden} start with '_': put plan side channels in Hints")
+
+
+@dataclass(frozen=True, slots=True)
+class Tint:
+    """`Context.tint`'s answer: the set_material effects and the derived materials they name."""
+
+    effects: tuple[B.Effect, ...]
+    materials: tuple[B.Material, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,21 +169,20 @@ class Context:
         lo, _ = world_bounds(o.parts, (0.0, 0.0, 0.0), rotation, o.scale)
         return (o.position[0], o.position[1], round(o.aabb_min[2] - lo[2], 6))
 
-    def tint(
-        self, o: B.SceneObject, update: dict, suffix: str, part: str | None = None
-    ) -> tuple[B.Effect, ...]:
-        """set_material effects giving each (or one) part a derived material."""
+    def tint(self, o: B.SceneObject, update: dict, suffix: str, part: str | None = None) -> Tint:
+        """set_material effects giving each (or one) part a material derived from its own, and those
+        materials (the lowering returns them: the pipeline adds them to the scene's table)."""
         used = self.layout.materials.used
-        effects = []
+        effects, made = [], {}
         for p in o.parts:
             if part and p.id != part:
                 continue
             base = used[p.material]
             name = f"{base.name}~{suffix}"
-            if name not in used:
-                used[name] = base.model_copy(update={"name": name, **update})
+            if name not in made:
+                made[name] = base.model_copy(update={"name": name, **update})
             effects.append(B.SetMaterial(target=o.id, part=p.id, material=name))
-        return tuple(effects)
+        return Tint(tuple(effects), tuple(made.values()))
 
     def part(self, o: B.SceneObject) -> str | None | Literal[False]:
         """The `part` parameter: None when not given, False after E609 (no such part)."""

@@ -74,7 +74,8 @@ def lod_pop(cx: Context) -> Lowering | None:
 def recolor(cx: Context) -> Lowering:
     to = cx.params["to"]
     hexcode = "".join(f"{round(c * 255):02x}" for c in to)
-    return Lowering(cx.tint(cx.target, {"color": to}, f"recolor{hexcode}"))
+    tint = cx.tint(cx.target, {"color": to}, f"recolor{hexcode}")
+    return Lowering(tint.effects, materials=tint.materials)
 
 
 def casts_visible_shadows(cx: Context) -> bool:
@@ -115,7 +116,8 @@ def displace_shadow(cx: Context) -> Lowering | None:
 @operator("glow")
 def glow(cx: Context) -> Lowering:
     c = cx.params["color"]
-    return Lowering(cx.tint(cx.target, {"emissive": c}, "glow"))
+    tint = cx.tint(cx.target, {"emissive": c}, "glow")
+    return Lowering(tint.effects, materials=tint.materials)
 
 
 @operator("dark_lamp")
@@ -192,8 +194,8 @@ def transparent(cx: Context) -> Lowering | None:
     part = cx.part(o)
     if part is False:
         return None
-    effects = cx.tint(o, {"opacity": opacity}, f"alpha{round(opacity * 100)}", part or None)
-    return Lowering(effects, {"part_words": part_words(part)})
+    tint = cx.tint(o, {"opacity": opacity}, f"alpha{round(opacity * 100)}", part or None)
+    return Lowering(tint.effects, {"part_words": part_words(part)}, materials=tint.materials)
 
 
 @operator("corrupted_frame", alone=True, words=("color_words",))
