@@ -10,13 +10,35 @@ generated from them (`wac schema`), and every emitted bundle is validated agains
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic import ConfigDict, Field, model_serializer, model_validator
 
-SCHEMA_VERSION = "wac.bundle/1"
+from wac.bundle.base import Model
+from wac.bundle.triggers import (  # noqa: F401  (re-exported: the bundle's models are read from here)
+    ALWAYS,
+    TRIGGER_DEFAULTS,
+    TRIGGER_TYPES,
+    AfterTrigger,
+    AlwaysTrigger,
+    BeyondTrigger,
+    ContactTrigger,
+    EveryTrigger,
+    InteractTrigger,
+    LeaveTrigger,
+    LookAwayTrigger,
+    RevisitTrigger,
+    Trigger,
+    TriggerBase,
+    TriggerDefaults,
+    TriggerKind,
+    WithinTrigger,
+    new_trigger,
+    upgrade_trigger_v1,
+)
+
+SCHEMA_VERSION = "wac.bundle/2"  # /2: the trigger is a union of one model per kind (/1: one flat model)
 
 # What the agent climbs, declared once for the compiler's checks and the runtime's physics: an edge
 # of a walkable object (a stair) up to this high, and slopes (a ramp) up to this steep.
@@ -26,10 +48,6 @@ AGENT_SLOPE_DEG = 35.0
 Vec2 = tuple[float, float]
 Vec3 = tuple[float, float, float]
 RGB = tuple[float, float, float]
-
-
-class Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 # --- materials and geometry -------------------------------------------------------------
@@ -276,92 +294,6 @@ class Exploration(Model):
 
 
 # --- the anomaly ---------------------------------------------------------------------------
-
-
-class TriggerKind(StrEnum):
-    always = "always"  # static: applied when the world loads
-    revisit = "revisit"  # seen, then out of view >= away_s or moved >= leave_m; fires while unseen
-    look_away = "look_away"  # fires on the seen -> out-of-view transition
-    leave = "leave"  # agent came within enter_m, then went beyond exit_m
-    after = "after"  # at sim time after_s, deferred while the target is in view
-    every = "every"  # toggles on and off every period_s
-    beyond = "beyond"  # active while the agent is farther than distance_m
-    within = "within"  # active while the agent is nearer than distance_m
-    contact = "contact"  # on the agent's contact with the target
-    interact = "interact"  # when the agent interacts with the target
-
-    # What each kind is, for every module that treats kinds alike (the compiler's plans, the runtime,
-    # the self-check, the detectors): read these, never a list of kinds of one's own.
-    @property
-    def static(self) -> bool:
-        """No trigger: the anomaly is there from the start (always)."""
-        return self is TriggerKind.always
-
-    @property
-    def unseen(self) -> bool:
-        """It fires while its target is out of view: the change is never watched happening, only
-        found changed (revisit, look_away, leave, after)."""
-        return self in _UNSEEN_KINDS
-
-    @property
-    def periodic(self) -> bool:
-        """It toggles on a clock, whatever the agent does (every)."""
-        return self is TriggerKind.every
-
-    @property
-    def viewpoint(self) -> bool:
-        """It is on exactly while the agent stands beyond or within a distance (beyond, within)."""
-        return self in (TriggerKind.beyond, TriggerKind.within)
-
-    @property
-    def level(self) -> bool:
-        """It is on while a condition holds and re-evaluated every tick: never done, never deferred
-        (every, beyond, within)."""
-        return self.periodic or self.viewpoint
-
-    @property
-    def by_distance(self) -> bool:
-        """It switches on the agent's distance to the target (beyond, within, leave)."""
-        return self.viewpoint or self is TriggerKind.leave
-
-    @property
-    def by_touch(self) -> bool:
-        """It fires on the agent's contact or interaction with the target, again on each one
-        (contact, interact)."""
-        return self in (TriggerKind.contact, TriggerKind.interact)
-
-
-_UNSEEN_KINDS = frozenset({TriggerKind.revisit, TriggerKind.look_away, TriggerKind.leave, TriggerKind.after})
-
-
-class Trigger(Model):
-    kind: TriggerKind = TriggerKind.always
-    away_s: float | None = None
-    leave_m: float | None = None
-    seen_within_m: float | None = None
-    enter_m: float | None = None
-    exit_m: float | None = None
-    after_s: float | None = None
-    period_s: float | None = None
-    distance_m: float | None = None
-    repeat: bool = False  # revisit/look_away/leave: re-arm and toggle each time
-    only_unseen: bool = True  # existence/attribute changes happen only out of view
-
-
-@dataclass(frozen=True)
-class TriggerDefaults:
-    """What a task may leave out of its trigger, declared once: the compiler writes these values into
-    the bundle, and the runtime falls back on them for a hand-made bundle that omits them."""
-
-    away_s: float = 2.0  # revisit: out of view at least this long
-    leave_m: float = 5.0  # revisit: or moved at least this far since last seen
-    seen_within_m: float = 10.0  # revisit, look_away: seen only within this distance
-    enter_m: float = 5.0  # leave: arms when the agent comes this close
-    exit_m: float = 9.0  # leave: fires when it then goes this far away
-    distance_m: float = 5.0  # beyond, within (the language requires it; hand-made bundles may not)
-
-
-TRIGGER_DEFAULTS = TriggerDefaults()
 
 
 def _kind_required(schema: dict) -> None:
@@ -668,7 +600,7 @@ class TaskMeta(Model):
 
 
 class CompiledTask(Model):
-    schema_version: Literal["wac.bundle/1"] = SCHEMA_VERSION
+    schema_version: Literal["wac.bundle/2"] = SCHEMA_VERSION
     id: str
     source: str  # task file, relative to the project root
     scene: Scene
@@ -676,6 +608,22 @@ class CompiledTask(Model):
     anomalies: tuple[Anomaly, ...]
     assets: tuple[Asset, ...] = ()
     meta: TaskMeta
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data):
+        """A `wac.bundle/1` document (exported datasets, older builds) read as /2: see `upgrade_v1`."""
+        if isinstance(data, dict) and data.get("schema_version") == "wac.bundle/1":
+            data = upgrade_v1(data)
+        return data
+
+
+def upgrade_v1(task: dict) -> dict:
+    """A /1 task document as /2: only the triggers changed (`upgrade_trigger_v1`)."""
+    anomalies = [
+        dict(an, trigger=upgrade_trigger_v1(an.get("trigger") or {})) for an in task.get("anomalies", ())
+    ]
+    return dict(task, schema_version=SCHEMA_VERSION, anomalies=anomalies)
 
 
 # --- agent-visible context, rubric, self-check plan, manifest ------------------------------

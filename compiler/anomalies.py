@@ -133,7 +133,7 @@ def _trigger(a: N.Anomaly, spec: OperatorSpec, built: Built, diag: Collector) ->
                 f"add `when …` with one of: {', '.join(kinds)} (e.g. `when revisit`)",
             )
             return None
-        return "static", B.Trigger()
+        return "static", B.ALWAYS
     t = a.trigger
     tclass = TR.TRIGGER_CLASS[t.kind]
     if tclass not in spec.triggers:

@@ -24,7 +24,7 @@ from wac.compiler.anomalies import Lowered
 from wac.compiler.plan_kinds import KINDS, At, PlanKind
 from wac.compiler.plan_steps import _free_run
 from wac.compiler.triggers import UNITS as TRIGGER_UNITS
-from wac.compiler.triggers import Away
+from wac.compiler.triggers import Away, seen_within, switch_distance
 from wac.compiler.validate import Grid
 from wac.compiler.view_why import no_room, out_of_reach, unseen
 from wac.compiler.views import EYE_M, _hidden, _seen, aim_of, faces_turned_to, unburied, view_band
@@ -551,7 +551,7 @@ def _make_plan(
             if not ok(k):
                 continue
             if kind.steps_back:  # there must be room to step back past the trigger's distance
-                threshold = low.trigger.distance_m or 6.0
+                threshold = switch_distance(low.trigger)
                 away = math.degrees(math.atan2(cy[k] - ty, cx[k] - tx))
                 run = _free_run(grid, (cx[k], cy[k]), away)
                 if run < threshold + 1.0 - edge[k]:
@@ -616,8 +616,7 @@ def _in_view_at_start(grid: Grid, expl: B.Exploration, low: Lowered, box, centre
     down = math.degrees(math.atan2(EYE_M - cz, max(0.3, math.dist((sx, sy), (cx, cy)))))
     if abs(down - expl.start.pitch_deg) > START_VFOV_DEG / 2 - 5.0:
         return False
-    seen_within = low.trigger.seen_within_m or B.TRIGGER_DEFAULTS.seen_within_m
-    if _edge_distance(box, sx, sy) > seen_within:
+    if _edge_distance(box, sx, sy) > seen_within(low.trigger):
         return False
     return _seen(grid, (sx, sy), aim, box)
 

@@ -21,7 +21,7 @@ from wac.bundle.actions import MAX_MOVE_M
 from wac.compiler.anomalies import Lowered
 from wac.compiler.plan_steps import _free_run, _moves, _waits
 from wac.compiler.triggers import UNITS as TRIGGER_UNITS
-from wac.compiler.triggers import Away, turn_away_and_back
+from wac.compiler.triggers import Away, switch_distance, turn_away_and_back
 from wac.compiler.validate import Grid
 from wac.errors import PlanError
 from wac.taxonomy.registry import PLAN_KINDS
@@ -86,7 +86,7 @@ def _focus_box(low: Lowered, pos, yaw: float, dist: float):
 
 
 def _period(low: Lowered) -> float:
-    if low.trigger.period_s:
+    if isinstance(low.trigger, B.EveryTrigger) and low.trigger.period_s:
         return low.trigger.period_s
     periodic = B.SetFlicker | B.SetDayNight | B.SetAnimation
     return next((e.period_s for e in low.effects if isinstance(e, periodic) and e.period_s), 2.0)
@@ -184,7 +184,7 @@ def _watch(kind: PlanKind, at: At) -> list[B.PlanStep]:
 @plan_kind_unit("near_far", 1.5, 2.5, steps_back=True)
 def _near_far(kind: PlanKind, at: At) -> list[B.PlanStep]:
     trig = at.low.trigger
-    threshold = trig.distance_m if trig.distance_m else 6.0
+    threshold = switch_distance(trig)
     back = max(1.0, threshold + 1.0 - at.edge)
     room = _free_run(at.grid, at.pos, at.yaw + 180.0)
     if room < back:

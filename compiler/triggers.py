@@ -157,8 +157,7 @@ _SEEN_WITHIN = _c("seen_within", LENGTH, "it counts as seen only within this dis
     action=lambda t: "turn away and come back",
 )
 def _revisit(args: Args) -> B.Trigger | None:
-    trig = B.Trigger(
-        kind=B.TriggerKind.revisit,
+    trig = B.RevisitTrigger(
         away_s=args.get("away", D.away_s),
         leave_m=args.get("leave", D.leave_m),
         seen_within_m=args.get("seen_within", D.seen_within_m),
@@ -187,8 +186,7 @@ def _revisit(args: Args) -> B.Trigger | None:
     action=lambda t: "turn away and come back",
 )
 def _look_away(args: Args) -> B.Trigger:
-    return B.Trigger(
-        kind=B.TriggerKind.look_away,
+    return B.LookAwayTrigger(
         seen_within_m=args.get("seen_within", D.seen_within_m),
         repeat=bool(args.get("repeat", False)),
     )
@@ -251,9 +249,7 @@ def _leave(args: Args) -> B.Trigger | None:
             "lower `exit` or widen the bounds",
         )
         return None
-    return B.Trigger(
-        kind=B.TriggerKind.leave, enter_m=enter, exit_m=exit_, repeat=bool(args.get("repeat", False))
-    )
+    return B.LeaveTrigger(enter_m=enter, exit_m=exit_, repeat=bool(args.get("repeat", False)))
 
 
 @_unit(
@@ -266,7 +262,7 @@ def _leave(args: Args) -> B.Trigger | None:
     action=lambda t: "wait while looking elsewhere",
 )
 def _after(args: Args) -> B.Trigger:
-    return B.Trigger(kind=B.TriggerKind.after, after_s=args.get("arg"))
+    return B.AfterTrigger(after_s=args.get("arg"))
 
 
 @_unit(
@@ -278,7 +274,7 @@ def _after(args: Args) -> B.Trigger:
     action=lambda t: "wait while looking elsewhere",
 )
 def _every(args: Args) -> B.Trigger:
-    return B.Trigger(kind=B.TriggerKind.every, period_s=args.get("arg"))
+    return B.EveryTrigger(period_s=args.get("arg"))
 
 
 def _viewpoint(kind: B.TriggerKind) -> Callable[[Args], B.Trigger | None]:
@@ -291,7 +287,7 @@ def _viewpoint(kind: B.TriggerKind) -> Callable[[Args], B.Trigger | None]:
                 "use a shorter distance",
             )
             return None
-        return B.Trigger(kind=kind, distance_m=d)
+        return B.new_trigger(kind, distance_m=d)
 
     return lower
 
@@ -319,7 +315,7 @@ def _no_values(kind: B.TriggerKind) -> Callable[[Args], B.Trigger]:
     """The lowering of a trigger that takes no values (contact, interact)."""
 
     def lower(args: Args) -> B.Trigger:
-        return B.Trigger(kind=kind)
+        return B.new_trigger(kind)
 
     return lower
 
@@ -337,13 +333,24 @@ _unit(
 
 
 def lower_trigger(kind: str, args: Args) -> B.Trigger | None:
-    """The bundle's trigger of `when KIND …`; a trigger of a class other than temporal fires whether
-    or not its target is in view."""
-    unit = UNITS[kind]
-    trig = unit.lower(args)
-    if trig is not None and unit.trigger_class != "temporal":
-        trig = trig.model_copy(update={"only_unseen": False})
-    return trig
+    """The bundle's trigger of `when KIND …` (None after a diagnostic)."""
+    return UNITS[kind].lower(args)
+
+
+def switch_distance(trig: B.Trigger, otherwise: float = 6.0) -> float:
+    """The distance a viewpoint trigger (beyond, within) switches at; `otherwise` for another kind or
+    one without a distance (a near-far plan of a static anomaly still steps back that far)."""
+    if trig.kind.viewpoint and trig.distance_m:
+        return trig.distance_m
+    return otherwise
+
+
+def seen_within(trig: B.Trigger) -> float:
+    """How near its target must be to count as seen: a sighting trigger's `seen_within_m` (revisit,
+    look_away), else the default."""
+    if isinstance(trig, B.RevisitTrigger | B.LookAwayTrigger) and trig.seen_within_m:
+        return trig.seen_within_m
+    return D.seen_within_m
 
 
 def trigger_phrase(trig: B.Trigger) -> str:

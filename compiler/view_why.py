@@ -18,6 +18,7 @@ import shapely
 from wac.bundle import model as B
 from wac.compiler.anomalies import Lowered
 from wac.compiler.plan_kinds import PlanKind
+from wac.compiler.triggers import switch_distance
 from wac.compiler.validate import Grid
 from wac.compiler.views import EYE_M, FACE_OFFSET_M, _seen
 from wac.errors import PlanError
@@ -40,7 +41,7 @@ def no_room(
     best, need = max(room)
     trig = low.trigger
     leave = trig.kind == B.TriggerKind.leave
-    d = trig.exit_m if leave else (trig.distance_m or 0.0)
+    d = trig.exit_m if leave else switch_distance(trig, 0.0)
     # leave: (how far from the target the best straight walk gets, how far it must); a step back:
     # (the free run behind, the step needed to get 1 m beyond the distance)
     want = need if leave else d + 1.0  # how far from the target the agent must get

@@ -17,7 +17,7 @@ anomaly's target (in view? how far?) and returns "on", "off" or None.  The seman
   hysteresis band.
 - contact / interact: fires on the agent's contact with / interaction with the target.
 
-revisit, look_away and leave also defer while the target is in view when `only_unseen`.
+leave also defers while the target is in view when `only_unseen`; look_away always does (`TriggerBase.defers`).
 
 Each kind's rule is one function registered with `@fires(kind, …)` (its update, and when it needs
 to know whether the target is in view); `FIRES` covers every `TriggerKind` at import.
@@ -134,7 +134,7 @@ class TriggerState:
         return self._toggle_or_fire(pc)
 
     def _toggle_or_fire(self, pc: Percept) -> str | None:
-        if self.trigger.repeat:
+        if self.trigger.repeats:
             self.active = not self.active
             self.fired += 1
             return "on" if self.active else "off"
@@ -208,20 +208,20 @@ def _touch(st: TriggerState, pc: Percept) -> str | None:
         return None
     st.fired += 1
     st.active = True
-    st.done = not st.trigger.repeat
+    st.done = not st.trigger.repeats
     return "on"  # with repeat, each new contact/interaction re-applies the effects
 
 
 def _after_needs_view(st: TriggerState, time: float, distance: float) -> bool:
     """A fire that is due must wait for the target to be out of view."""
     tr = st.trigger
-    return tr.only_unseen and (st.want or time >= (tr.after_s or 0.0))
+    return tr.defers and (st.want or time >= (tr.after_s or 0.0))
 
 
 @fires(TriggerKind.after, needs_view=_after_needs_view)
 def _after(st: TriggerState, pc: Percept) -> str | None:
     tr = st.trigger
-    return st._fire_once(pc.time >= (tr.after_s or 0.0), pc, defer=tr.only_unseen)
+    return st._fire_once(pc.time >= (tr.after_s or 0.0), pc, defer=tr.defers)
 
 
 def _sighting_needs_view(st: TriggerState, time: float, distance: float) -> bool:
@@ -244,7 +244,7 @@ def _look_away(st: TriggerState, pc: Percept) -> str | None:
 def _leave_needs_view(st: TriggerState, time: float, distance: float) -> bool:
     """A fire that is due (entered, now beyond `exit`) must wait for the target to be out of view."""
     enter, exit_ = st._leave_m()
-    return st.trigger.only_unseen and (st.want or ((st.entered or distance < enter) and distance > exit_))
+    return st.trigger.defers and (st.want or ((st.entered or distance < enter) and distance > exit_))
 
 
 @fires(TriggerKind.leave, needs_view=_leave_needs_view)
@@ -255,7 +255,7 @@ def _leave(st: TriggerState, pc: Percept) -> str | None:
     fire = st.entered and pc.distance > exit_
     if fire:
         st.entered = False
-    return st._fire_once(fire or st.want, pc, defer=st.trigger.only_unseen)
+    return st._fire_once(fire or st.want, pc, defer=st.trigger.defers)
 
 
 @fires(TriggerKind.revisit, needs_view=_sighting_needs_view)

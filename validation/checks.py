@@ -222,7 +222,7 @@ def check_trigger(task: CompiledTask, pert: Run) -> tuple[int, list[str]]:
     if n == 0:
         return 0, [f"trigger: the {kind.value} trigger never fired during the plan" + _never_why(task, pert)]
     once = not (kind.static or kind.level)  # fires once (unless it repeats)
-    if once and not an.trigger.repeat and n != 1:
+    if once and not an.trigger.repeats and n != 1:
         return n, [f"trigger: the {kind.value} trigger fired {n} times (expected exactly once)"]
     if first is not None and once and fired[0].step <= first.step:
         return n, [

@@ -127,7 +127,7 @@ def centre_of(s: Sample, oid: str) -> np.ndarray:
 def trigger_distances(run: Run, task: CompiledTask, oid: str) -> str:
     """'; viewed from d1 to d2 m' over the marks and captioned views (for distance triggers)."""
     tr = anchor(task).trigger
-    if tr.distance_m is None:
+    if not tr.kind.viewpoint or tr.distance_m is None:
         return ""
     ds = [
         math.dist(s.pose[:2], centre_of(s, oid)[:2])

@@ -27,7 +27,7 @@ def test_tint_returns_its_materials_and_changes_no_table():
         id="bench_1", name="bench", position=(0, 0, 0), parts=parts, aabb_min=(0, 0, 0), aabb_max=(1, 1, 2)
     )
     layout = SimpleNamespace(materials=SimpleNamespace(used=used))
-    cx = Context(None, layout, None, None, None, (o,), {}, {}, B.Trigger())
+    cx = Context(None, layout, None, None, None, (o,), {}, {}, B.new_trigger())
     tint = cx.tint(o, {"color": (1.0, 0.0, 0.0)}, "recolorff0000")
     assert used == {"wood": wood}  # the layout's table is as it was
     assert tint.materials == (

@@ -40,10 +40,10 @@ def test_the_syntax_tables_are_views_of_the_units():
 
 
 def test_rubric_words_come_from_the_unit():
-    trig = B.Trigger(kind=B.TriggerKind.leave, enter_m=4.0, exit_m=9.0)
+    trig = B.new_trigger(kind=B.TriggerKind.leave, enter_m=4.0, exit_m=9.0)
     assert TR.trigger_phrase(trig) == "after the agent leaves the area (beyond 9 m) and returns"
     assert TR.trigger_action(trig) == "walk more than 9 m away and return"
-    assert TR.trigger_phrase(B.Trigger()) == ""
+    assert TR.trigger_phrase(B.new_trigger()) == ""
 
 
 def _kind_lists(path: pathlib.Path) -> list[tuple[int, list[str]]]:
@@ -83,9 +83,9 @@ def test_the_plan_makes_a_trigger_fire_the_way_its_unit_says():
     def waited(steps):
         return sum(s.args["seconds"] for s in steps if s.action == "wait")
 
-    after = TR.UNITS["after"].away(B.Trigger(kind=B.TriggerKind.after, after_s=6.0), at)
+    after = TR.UNITS["after"].away(B.new_trigger(kind=B.TriggerKind.after, after_s=6.0), at)
     assert [s.action for s in after][0] == "turn" and after[-1].action == "mark" and waited(after) == 6.5
-    revisit = TR.UNITS["revisit"].away(B.Trigger(kind=B.TriggerKind.revisit, away_s=3.0), at)
+    revisit = TR.UNITS["revisit"].away(B.new_trigger(kind=B.TriggerKind.revisit, away_s=3.0), at)
     assert waited(revisit) == 3.5 and "looking away and back" in revisit[-1].caption
     assert TR.UNITS["look_away"].away is None  # the plan's default: turn away for 2 s
     leave = TR.UNITS["leave"]

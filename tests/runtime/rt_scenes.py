@@ -17,7 +17,7 @@ from wac.bundle.model import (
     SceneType,
     Sun,
     TaskMeta,
-    Trigger,
+    new_trigger,
 )
 
 MATERIALS = {
@@ -217,7 +217,7 @@ def anomaly(effects, targets=(), trigger=None, operator="test", category="test")
         family="test",
         targets=tuple(targets),
         params={},
-        trigger=trigger or Trigger(),
+        trigger=trigger or new_trigger(),
         effects=tuple(effects),
     )
 

@@ -30,7 +30,7 @@ from wac.bundle.model import (
     SetVisible,
     Sun,
     Tint,
-    Trigger,
+    new_trigger,
 )
 from wac.runtime import effects as fx
 from wac.runtime.render import look_at
@@ -463,7 +463,7 @@ def test_add_blocker(make_env):
 def test_set_appearance_under_distance_trigger(make_env):
     crate = box("crate", (0.6, 0.6, 0.6), (8.0, 0.0, 0.0), material="wood")
     eff = SetAppearance(target="crate", scale=(2.5, 2.5, 2.5))
-    c, p = pair(make_env, [crate], [eff], ["crate"], Trigger(kind="beyond", distance_m=5.0))
+    c, p = pair(make_env, [crate], [eff], ["crate"], new_trigger(kind="beyond", distance_m=5.0))
     p.step("wait 0.5")
     cam = ((0.0, 0.0, 1.6), (8.0, 0.0, 0.3), 30.0)
     assert count(p, ids_at(p, *cam), "crate") > 3 * count(c, ids_at(c, *cam), "crate")
@@ -543,7 +543,7 @@ def test_no_vtk_errors_with_special_actors(make_env):
 
 def test_set_physics_overturn_on_contact(make_env):
     eff = SetPhysics(target="bin_1", torque_deg=180.0)
-    c, p = pair(make_env, [bin_("bin_1", (1.5, 0.0, 0.0))], [eff], ["bin_1"], Trigger(kind="contact"))
+    c, p = pair(make_env, [bin_("bin_1", (1.5, 0.0, 0.0))], [eff], ["bin_1"], new_trigger(kind="contact"))
     from wac.bundle.transforms import rotation
 
     tilt = []  # angle of the bin's up axis from vertical

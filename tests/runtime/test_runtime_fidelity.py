@@ -7,7 +7,16 @@ import numpy as np
 import pytest
 from rt_scenes import anomaly, bin_, box, door, task, wall
 
-from wac.bundle.model import AddHole, SetMechanism, SetMotion, SetPhysics, SetRender, SetVisible, Sun, Trigger
+from wac.bundle.model import (
+    AddHole,
+    SetMechanism,
+    SetMotion,
+    SetPhysics,
+    SetRender,
+    SetVisible,
+    Sun,
+    new_trigger,
+)
 from wac.runtime import mechanics
 from wac.runtime.geometry import rotation_matrix
 from wac.runtime.render import look_at
@@ -30,7 +39,7 @@ def test_overturn_rolls_continuously_to_the_angle_and_rests_near_its_place(make_
     ground and rests one roll (its height plus its depth) from where it stood; the clean bin does whatever
     physics gives under the same push (never upside down)."""
     eff = SetPhysics(target="bin_1", torque_deg=180.0)
-    c, p = pair(make_env, [bin_("bin_1", (1.5, 0.0, 0.0))], [eff], ["bin_1"], Trigger(kind="contact"))
+    c, p = pair(make_env, [bin_("bin_1", (1.5, 0.0, 0.0))], [eff], ["bin_1"], new_trigger(kind="contact"))
     out = {}
     for name, env in (("clean", c), ("perturbed", p)):
         st = env.world.get("bin_1")
@@ -65,7 +74,7 @@ def test_overturn_rolls_continuously_to_the_angle_and_rests_near_its_place(make_
 
 def test_overturn_angle_is_the_requested_one(make_env):
     eff = SetPhysics(target="bin_1", torque_deg=90.0)
-    _, p = pair(make_env, [bin_("bin_1", (1.5, 0.0, 0.0))], [eff], ["bin_1"], Trigger(kind="contact"))
+    _, p = pair(make_env, [bin_("bin_1", (1.5, 0.0, 0.0))], [eff], ["bin_1"], new_trigger(kind="contact"))
     p.step("move 1.2")
     p.step("wait 3")
     assert _tilt_deg(p.world.get("bin_1")) == pytest.approx(90.0, abs=5.0)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 from rt_scenes import anomaly, box, showcase, task
 
-from wac.bundle.model import RemoveObject, Trigger, TriggerKind
+from wac.bundle.model import RemoveObject, TriggerKind, new_trigger
 from wac.runtime import commands
 from wac.runtime.env import WorldEnv
 from wac.runtime.replay import replay
@@ -33,7 +33,7 @@ def _hide_task():
             anomaly(
                 [RemoveObject(target="crate")],
                 ["crate"],
-                Trigger(kind=TriggerKind.look_away),
+                new_trigger(kind=TriggerKind.look_away),
                 operator="hide",
             )
         ],
@@ -68,7 +68,7 @@ def test_events_say_whether_the_target_was_in_view_when_the_trigger_fired(tmp_pa
             anomaly(
                 [RemoveObject(target="crate")],
                 ["crate"],
-                Trigger(kind=TriggerKind.after, after_s=0.5, only_unseen=False),
+                new_trigger(kind=TriggerKind.after, after_s=0.5, only_unseen=False),
                 operator="hide",
             )
         ],

@@ -11,8 +11,8 @@ from wac.bundle.model import (
     SetMaterial,
     SetPhysics,
     SetVisible,
-    Trigger,
     TriggerKind,
+    new_trigger,
 )
 from wac.runtime.triggers import Percept, TriggerState
 
@@ -27,13 +27,13 @@ def run(trig, percepts):
 
 
 def test_always_is_on_at_load():
-    assert TriggerState(Trigger()).initial()
-    assert not TriggerState(Trigger(kind=TriggerKind.after, after_s=1)).initial()
+    assert TriggerState(new_trigger()).initial()
+    assert not TriggerState(new_trigger(kind=TriggerKind.after, after_s=1)).initial()
 
 
 def test_revisit_needs_sighting_then_time_away_and_fires_unseen():
     out, st = run(
-        Trigger(kind=TriggerKind.revisit, away_s=2.0),
+        new_trigger(kind=TriggerKind.revisit, away_s=2.0),
         [pc(0), pc(1), pc(2, True), pc(3), pc(3.9), pc(4.1), pc(9)],
     )
     assert out == [None, None, None, None, None, "on", None]
@@ -42,7 +42,7 @@ def test_revisit_needs_sighting_then_time_away_and_fires_unseen():
 
 def test_revisit_by_distance_moved():
     out, _ = run(
-        Trigger(kind=TriggerKind.revisit, leave_m=3.0),
+        new_trigger(kind=TriggerKind.revisit, leave_m=3.0),
         [pc(0, True, xy=(0, 0)), pc(1, xy=(1, 0)), pc(20, xy=(2.9, 0)), pc(21, xy=(3.1, 0))],
     )
     assert out == [None, None, None, "on"]
@@ -50,7 +50,7 @@ def test_revisit_by_distance_moved():
 
 def test_revisit_seen_within():
     out, _ = run(
-        Trigger(kind=TriggerKind.revisit, away_s=1.0, seen_within_m=4.0),
+        new_trigger(kind=TriggerKind.revisit, away_s=1.0, seen_within_m=4.0),
         [pc(0, True, dist=10), pc(5), pc(6, True, dist=3), pc(8)],
     )
     assert out == [None, None, None, "on"]
@@ -58,21 +58,22 @@ def test_revisit_seen_within():
 
 def test_revisit_repeat_toggles():
     out, _ = run(
-        Trigger(kind=TriggerKind.revisit, away_s=1.0, repeat=True), [pc(0, True), pc(2), pc(3, True), pc(5)]
+        new_trigger(kind=TriggerKind.revisit, away_s=1.0, repeat=True),
+        [pc(0, True), pc(2), pc(3, True), pc(5)],
     )
     assert out == [None, "on", None, "off"]
 
 
 def test_look_away_fires_on_transition():
     out, _ = run(
-        Trigger(kind=TriggerKind.look_away), [pc(0), pc(1, True), pc(2, True), pc(3), pc(4, True), pc(5)]
+        new_trigger(kind=TriggerKind.look_away), [pc(0), pc(1, True), pc(2, True), pc(3), pc(4, True), pc(5)]
     )
     assert out == [None, None, None, "on", None, None]
 
 
 def test_look_away_seen_within():
     out, _ = run(
-        Trigger(kind=TriggerKind.look_away, seen_within_m=4.0),
+        new_trigger(kind=TriggerKind.look_away, seen_within_m=4.0),
         [pc(0, True, dist=10), pc(1, dist=10), pc(2, True, dist=3), pc(3, True, dist=6), pc(4, dist=6)],
     )
     assert out == [None, None, None, None, "on"]
@@ -80,7 +81,7 @@ def test_look_away_seen_within():
 
 def test_leave_enter_then_exit_deferred_while_in_view():
     out, _ = run(
-        Trigger(kind=TriggerKind.leave, enter_m=3, exit_m=8),
+        new_trigger(kind=TriggerKind.leave, enter_m=3, exit_m=8),
         [
             pc(0, dist=10),
             pc(1, dist=2),
@@ -97,45 +98,46 @@ def test_a_leave_trigger_without_distances_uses_the_compilers_defaults():
     d = TRIGGER_DEFAULTS
     near, far = d.enter_m - 0.5, d.exit_m + 0.5
     out, _ = run(
-        Trigger(kind=TriggerKind.leave), [pc(0, dist=near), pc(1, dist=d.exit_m - 0.5), pc(2, dist=far)]
+        new_trigger(kind=TriggerKind.leave), [pc(0, dist=near), pc(1, dist=d.exit_m - 0.5), pc(2, dist=far)]
     )
     assert out == [None, None, "on"]
-    out, _ = run(Trigger(kind=TriggerKind.leave), [pc(0, dist=d.enter_m + 0.5), pc(1, dist=far)])
+    out, _ = run(new_trigger(kind=TriggerKind.leave), [pc(0, dist=d.enter_m + 0.5), pc(1, dist=far)])
     assert out == [None, None]  # never came within enter_m: not armed
 
 
 def test_after_deferred_while_in_view():
-    out, _ = run(Trigger(kind=TriggerKind.after, after_s=3), [pc(1), pc(3.5, True), pc(4, True), pc(4.5)])
+    out, _ = run(new_trigger(kind=TriggerKind.after, after_s=3), [pc(1), pc(3.5, True), pc(4, True), pc(4.5)])
     assert out == [None, "deferred", None, "on"]
-    out, _ = run(Trigger(kind=TriggerKind.after, after_s=3, only_unseen=False), [pc(1), pc(3.5, True)])
+    out, _ = run(new_trigger(kind=TriggerKind.after, after_s=3, only_unseen=False), [pc(1), pc(3.5, True)])
     assert out == [None, "on"]
 
 
 def test_every_toggles():
-    out, st = run(Trigger(kind=TriggerKind.every, period_s=2), [pc(t) for t in (0, 1, 2, 3, 4, 6)])
+    out, st = run(new_trigger(kind=TriggerKind.every, period_s=2), [pc(t) for t in (0, 1, 2, 3, 4, 6)])
     assert out == [None, None, "on", None, "off", "on"]
     assert st.fired == 2
 
 
 def test_beyond_and_within_with_hysteresis():
     out, _ = run(
-        Trigger(kind=TriggerKind.beyond, distance_m=6), [pc(0, dist=d) for d in (5, 6.1, 6.3, 5.9, 5.7, 6.3)]
+        new_trigger(kind=TriggerKind.beyond, distance_m=6),
+        [pc(0, dist=d) for d in (5, 6.1, 6.3, 5.9, 5.7, 6.3)],
     )
     assert out == [None, None, "on", None, "off", "on"]
     out, _ = run(
-        Trigger(kind=TriggerKind.within, distance_m=3), [pc(0, dist=d) for d in (5, 2.9, 2.7, 3.1, 3.3)]
+        new_trigger(kind=TriggerKind.within, distance_m=3), [pc(0, dist=d) for d in (5, 2.9, 2.7, 3.1, 3.3)]
     )
     assert out == [None, None, "on", None, "off"]
 
 
 def test_contact_and_interact_fire_on_rising_edge():
     out, st = run(
-        Trigger(kind=TriggerKind.contact),
+        new_trigger(kind=TriggerKind.contact),
         [pc(0), pc(1, contact=True), pc(2, contact=True), pc(3), pc(4, contact=True)],
     )
     assert out == [None, "on", None, None, None] and st.fired == 1
     out, _ = run(
-        Trigger(kind=TriggerKind.interact, repeat=True),
+        new_trigger(kind=TriggerKind.interact, repeat=True),
         [pc(0, interacted=True), pc(1), pc(2, interacted=True)],
     )
     assert out == ["on", None, "on"]
@@ -151,7 +153,7 @@ def _crate_task(trigger, effects=None):
 
 
 def test_revisit_in_world_changes_only_while_out_of_view(make_env):
-    env = make_env(_crate_task(Trigger(kind=TriggerKind.revisit, away_s=2.0)))
+    env = make_env(_crate_task(new_trigger(kind=TriggerKind.revisit, away_s=2.0)))
     env.step("wait 1")  # crate seen
     env.step("wait 3")
     assert env.world.get("crate").present  # still in view: no change
@@ -164,7 +166,7 @@ def test_revisit_in_world_changes_only_while_out_of_view(make_env):
 
 
 def test_look_away_in_world(make_env):
-    env = make_env(_crate_task(Trigger(kind=TriggerKind.look_away)))
+    env = make_env(_crate_task(new_trigger(kind=TriggerKind.look_away)))
     env.step("wait 1")
     assert env.world.get("crate").present
     env.step("turn 120")
@@ -172,7 +174,7 @@ def test_look_away_in_world(make_env):
 
 
 def test_after_in_world_is_deferred_while_watched(make_env):
-    env = make_env(_crate_task(Trigger(kind=TriggerKind.after, after_s=1.0)))
+    env = make_env(_crate_task(new_trigger(kind=TriggerKind.after, after_s=1.0)))
     env.step("wait 3")
     assert env.world.get("crate").present
     assert any(e.event == "deferred" for e in env.events)
@@ -181,7 +183,7 @@ def test_after_in_world_is_deferred_while_watched(make_env):
 
 
 def test_leave_in_world(make_env):
-    env = make_env(_crate_task(Trigger(kind=TriggerKind.leave, enter_m=2.0, exit_m=4.0)))
+    env = make_env(_crate_task(new_trigger(kind=TriggerKind.leave, enter_m=2.0, exit_m=4.0)))
     env.step("move 3")  # within 2 m of the crate
     env.step("turn 180")
     env.step("move 3")  # now 4+ m away and looking away
@@ -190,7 +192,7 @@ def test_leave_in_world(make_env):
 
 def test_within_in_world_and_back(make_env):
     eff = [SetVisible(target="crate", visible=False)]
-    env = make_env(_crate_task(Trigger(kind=TriggerKind.within, distance_m=2.0), eff))
+    env = make_env(_crate_task(new_trigger(kind=TriggerKind.within, distance_m=2.0), eff))
     env.step("move 3.5")
     assert not env.world.get("crate").visible
     env.step("move 3 back")
@@ -201,7 +203,7 @@ def test_within_in_world_and_back(make_env):
 
 def test_every_in_world(make_env):
     eff = [SetMaterial(target="crate", material="red")]
-    env = make_env(_crate_task(Trigger(kind=TriggerKind.every, period_s=1.0), eff))
+    env = make_env(_crate_task(new_trigger(kind=TriggerKind.every, period_s=1.0), eff))
     env.step("wait 1.5")
     assert env.world.get("crate").parts["body"].material == "red"
     env.step("wait 1")
@@ -215,7 +217,7 @@ def test_contact_in_world(make_env):
             anomaly(
                 [SetPhysics(target="bin_1", impulse=(0.0, 0.0, 80.0))],
                 ["bin_1"],
-                Trigger(kind=TriggerKind.contact),
+                new_trigger(kind=TriggerKind.contact),
                 operator="launch",
             )
         ],
@@ -235,7 +237,7 @@ def test_interact_trigger_in_world(make_env):
             anomaly(
                 [SetMaterial(target="crate", material="red")],
                 ["crate"],
-                Trigger(kind=TriggerKind.interact),
+                new_trigger(kind=TriggerKind.interact),
             )
         ],
     )
@@ -246,7 +248,7 @@ def test_interact_trigger_in_world(make_env):
 
 
 def test_clean_variant_ignores_anomalies(make_env):
-    env = make_env(_crate_task(Trigger(kind=TriggerKind.look_away)), variant="clean")
+    env = make_env(_crate_task(new_trigger(kind=TriggerKind.look_away)), variant="clean")
     env.step("wait 1")
     env.step("turn 120")
     assert env.world.get("crate").present and env.events == []
@@ -254,5 +256,5 @@ def test_clean_variant_ignores_anomalies(make_env):
 
 @pytest.mark.parametrize("kind", list(TriggerKind))
 def test_every_trigger_kind_is_handled(kind):
-    st = TriggerState(Trigger(kind=kind, after_s=0.0, period_s=1.0, distance_m=1.0))
+    st = TriggerState(new_trigger(kind))  # each kind's fields left to the defaults
     st.update(pc(0.0))  # never raises

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from rt_scenes import anomaly, box, task
 
-from wac.bundle.model import AddObject, RemoveObject, SetPose, Trigger, TriggerKind
+from wac.bundle.model import AddObject, RemoveObject, SetPose, TriggerKind, new_trigger
 from wac.bundle.onscreen import WATCH_PX
 from wac.runtime.geometry import box_grid, corner_points
 from wac.runtime.render_probe import PROBE_W
 from wac.runtime.triggers import TriggerState
 
-LOOK_AWAY = Trigger(kind=TriggerKind.look_away)
+LOOK_AWAY = new_trigger(kind=TriggerKind.look_away)
 
 
 def _hide(objects, target, trigger=LOOK_AWAY, **kw):
@@ -93,7 +93,7 @@ def test_an_object_about_to_appear_is_in_view_where_its_place_shows(make_env):
     t = task(
         [box("crate", (0.6, 0.6, 0.6), (0.0, 6.0, 0.0), material="wood")],
         anomalies=[
-            anomaly([AddObject(object=cone)], [], Trigger(kind=TriggerKind.revisit), operator="spawn")
+            anomaly([AddObject(object=cone)], [], new_trigger(kind=TriggerKind.revisit), operator="spawn")
         ],
     )
     env = make_env(t, width=320, height=240)
@@ -143,15 +143,20 @@ def test_the_probe_counts_what_the_frames_segmentation_counts(make_env, size):
 
 def test_only_a_trigger_that_can_use_the_answer_asks_for_it():
     far, near = 30.0, 3.0
-    look = TriggerState(Trigger(kind=TriggerKind.look_away, seen_within_m=10.0))
+    look = TriggerState(new_trigger(kind=TriggerKind.look_away, seen_within_m=10.0))
     assert look.needs_view(0.0, near) and not look.needs_view(0.0, far)
     look.was_in_view = True
     assert look.needs_view(0.0, far)  # seen: looking away from afar still counts
-    after = TriggerState(Trigger(kind=TriggerKind.after, after_s=5.0))
+    after = TriggerState(new_trigger(kind=TriggerKind.after, after_s=5.0))
     assert not after.needs_view(4.0, near) and after.needs_view(5.0, near)
-    leave = TriggerState(Trigger(kind=TriggerKind.leave, enter_m=2.0, exit_m=6.0))
+    leave = TriggerState(new_trigger(kind=TriggerKind.leave, enter_m=2.0, exit_m=6.0))
     assert not leave.needs_view(0.0, 8.0)  # never came near: not armed
     leave.entered = True
     assert leave.needs_view(0.0, 8.0) and not leave.needs_view(0.0, 4.0)
-    for kind in (TriggerKind.every, TriggerKind.beyond, TriggerKind.within, TriggerKind.contact):
-        assert not TriggerState(Trigger(kind=kind, period_s=1.0, distance_m=2.0)).needs_view(9.0, near)
+    for kind, values in (
+        (TriggerKind.every, {"period_s": 1.0}),
+        (TriggerKind.beyond, {"distance_m": 2.0}),
+        (TriggerKind.within, {"distance_m": 2.0}),
+        (TriggerKind.contact, {}),
+    ):
+        assert not TriggerState(new_trigger(kind, **values)).needs_view(9.0, near)
