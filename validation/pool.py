@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+from collections import Counter, deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,14 +65,77 @@ def run_many(
             for i, b in enumerate(bundles):
                 finished(i, safe_check(str(b), out))
         else:
-            from wac.backends import as_completed, local_pool
+            from concurrent.futures import FIRST_COMPLETED, wait
 
+            from wac.backends import local_pool
+
+            queue = SceneQueue(scenes_of(bundles))
+            running = {}
             # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
             with local_pool(jobs, "spawn") as ex:
-                futs = {ex.submit(safe_check, str(b), out): i for i, b in enumerate(bundles)}
-                for f in as_completed(futs):
-                    finished(futs[f], f.result())
+
+                def submit(after: str | None) -> None:
+                    got = queue.next(after)
+                    if got is not None:
+                        running[ex.submit(safe_check, str(bundles[got[0]]), out)] = got
+
+                for _ in range(jobs):
+                    submit(None)
+                while running:  # wake every 0.5 s: a Ctrl-C is seen at once (`backends.as_completed`)
+                    done, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        i, scene = running.pop(fut)
+                        submit(scene)  # the worker that just finished takes it: the others are busy
+                        finished(i, fut.result())
     finally:
         if bar:
             bar.close()
     return [results[i] for i in range(len(bundles))]
+
+
+def scenes_of(bundles: list[Path]) -> list[str]:
+    """Each bundle's scene, from its build's index.json (a bundle no index names is its own group)."""
+    indexes: dict[Path, dict[str, str]] = {}
+    out = []
+    for b in bundles:
+        if b.parent not in indexes:
+            indexes[b.parent] = _index_scenes(b.parent)
+        out.append(indexes[b.parent].get(b.name) or f"bundle:{b}")
+    return out
+
+
+def _index_scenes(build: Path) -> dict[str, str]:
+    try:
+        tasks = json.loads((build / "index.json").read_text(encoding="utf-8"))["tasks"]
+        return {t["id"]: t["scene"] for t in tasks if isinstance(t, dict) and t.get("scene")}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+class SceneQueue:
+    """Bundles handed to workers so that a worker stays on one scene: the tasks of a scene share what
+    a process keeps of it (the clean scene's detector findings, collision shapes, merged geometry),
+    so each scene is loaded by as few workers as keep them all busy.  A worker that finishes a task
+    takes the next of the same scene; when that scene is done, the largest scene no worker is on,
+    else the largest one left (the end of a run shares scenes rather than leave a worker idle)."""
+
+    def __init__(self, scenes: list[str]) -> None:
+        self.left: dict[str, deque[int]] = {}
+        for i, scene in enumerate(scenes):
+            self.left.setdefault(scene, deque()).append(i)
+        self.workers: Counter[str] = Counter()  # scene -> workers on it
+
+    def next(self, after: str | None) -> tuple[int, str] | None:
+        """The next (bundle index, scene) for a worker that finished a task of `after` (None: a new
+        worker), or None when nothing is left."""
+        if after is not None:
+            self.workers[after] -= 1
+        scene = after if after is not None and self.left.get(after) else None
+        if scene is None:
+            open_ = [s for s, q in self.left.items() if q]
+            if not open_:
+                return None
+            alone = [s for s in open_ if not self.workers[s]]
+            scene = max(alone or open_, key=lambda s: len(self.left[s]))
+        self.workers[scene] += 1
+        return self.left[scene].popleft(), scene
