@@ -7,3 +7,10 @@ from pydantic import BaseModel, ConfigDict
 
 class Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def require_kind(schema: dict) -> None:
+    """JSON Schema of a tagged model whose `kind` is always written (task.json leaves out defaults,
+    never the tag): `kind` is required and has no default."""
+    schema["required"] = ["kind", *schema.get("required", [])]
+    schema["properties"]["kind"].pop("default", None)

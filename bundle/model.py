@@ -15,7 +15,7 @@ from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import ConfigDict, Field, model_serializer, model_validator
 
-from wac.bundle.base import Model
+from wac.bundle.base import Model, require_kind
 from wac.bundle.triggers import (  # noqa: F401  (re-exported: the bundle's models are read from here)
     ALWAYS,
     TRIGGER_DEFAULTS,
@@ -296,12 +296,6 @@ class Exploration(Model):
 # --- the anomaly ---------------------------------------------------------------------------
 
 
-def _kind_required(schema: dict) -> None:
-    """`kind` is always written (see `EffectBase`), so the JSON Schema requires it."""
-    schema["required"] = ["kind", *schema.get("required", [])]
-    schema["properties"]["kind"].pop("default", None)
-
-
 class EffectBase(Model):
     """One primitive change the runtime applies to the perturbed world (see docs/bundle.md, §5).
 
@@ -312,7 +306,7 @@ class EffectBase(Model):
     Optional fields default to None (omitted from task.json); `kind` is always written.
     """
 
-    model_config = ConfigDict(json_schema_extra=_kind_required)
+    model_config = ConfigDict(json_schema_extra=require_kind)
 
     kind: str
 

@@ -10,7 +10,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import ConfigDict, Discriminator, Tag, model_serializer
 
-from wac.bundle.base import Model
+from wac.bundle.base import Model, require_kind
 
 
 class TriggerKind(StrEnum):
@@ -72,8 +72,7 @@ _UNSEEN_KINDS = frozenset({TriggerKind.revisit, TriggerKind.look_away, TriggerKi
 def _kind_required_unless_always(schema: dict, cls) -> None:
     """`kind` is written for every trigger but `always` (see `TriggerBase`): the schema requires it."""
     if cls.model_fields["kind"].default is not TriggerKind.always:
-        schema["required"] = ["kind", *schema.get("required", [])]
-        schema["properties"]["kind"].pop("default", None)
+        require_kind(schema)
 
 
 class TriggerBase(Model):

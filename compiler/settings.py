@@ -18,46 +18,43 @@ from wac.compiler.spans import Span
 from wac.compiler.values import Evaluator
 
 
-class Setting(Mapping[str, object]):
-    """One statement: its evaluated arguments and clauses by name (a read-only mapping), and `span`."""
+class _View(Mapping):
+    """A read-only mapping over `_map` (a `MappingProxyType`)."""
 
-    __slots__ = ("_values", "span")
+    __slots__ = ("_map",)
 
-    def __init__(self, values: Mapping[str, object], span: Span | None) -> None:
-        self._values = MappingProxyType(dict(values))
-        self.span = span
-
-    def __getitem__(self, key: str) -> object:
-        return self._values[key]
+    def __getitem__(self, key: str):
+        return self._map[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
+        return iter(self._map)
 
     def __len__(self) -> int:
-        return len(self._values)
+        return len(self._map)
+
+
+class Setting(_View, Mapping[str, object]):
+    """One statement: its evaluated arguments and clauses by name (a read-only mapping), and `span`."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, values: Mapping[str, object], span: Span | None) -> None:
+        self._map = MappingProxyType(dict(values))
+        self.span = span
 
     def __repr__(self) -> str:
-        return f"Setting({dict(self._values)!r})"
+        return f"Setting({dict(self._map)!r})"
 
 
-class Settings(Mapping[str, Setting]):
+class Settings(_View, Mapping[str, Setting]):
     """A body's statements by keyword (those that may appear once); `all(keyword)` for every
     statement of a repeatable keyword, in source order."""
 
-    __slots__ = ("_many", "_one")
+    __slots__ = ("_many",)
 
     def __init__(self, one: Mapping[str, Setting], many: Mapping[str, tuple[Setting, ...]]) -> None:
-        self._one = MappingProxyType(dict(one))
+        self._map = MappingProxyType(dict(one))
         self._many = MappingProxyType(dict(many))
-
-    def __getitem__(self, keyword: str) -> Setting:
-        return self._one[keyword]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._one)
-
-    def __len__(self) -> int:
-        return len(self._one)
 
     def all(self, keyword: str) -> tuple[Setting, ...]:
         return self._many.get(keyword, ())

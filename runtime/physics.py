@@ -240,11 +240,8 @@ class Physics(Bodies):
                 p.resetBasePositionAndOrientation(
                     body, m[:3, 3].tolist(), _quat(m[:3, :3]), physicsClientId=c
                 )
-                if (
-                    (self.quiet or self.calm)
-                    and (part is None or not part.startswith("#"))
-                    and self._near_movers(body)
-                ):
+                # `calm` counts at least as many steps as `quiet`: both are 0 while anything moves
+                if self.calm and (part is None or not part.startswith("#")) and self._near_movers(body):
                     self._stir()  # a solid moved kinematically next to the agent or a dynamic body
 
     def _near_movers(self, body: int, margin: float = 0.1) -> bool:

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter, deque
 from collections.abc import Callable
 from pathlib import Path
 
-from wac.bundle.reader import PLAN, TASK, where_instead
-from wac.errors import NoBundle
+from wac.bundle.reader import PLAN, TASK, is_build, read_index, where_instead
+from wac.errors import BundleError, NoBundle
 
 from .bundlecheck import SelfCheckResult, safe_check
 
@@ -105,11 +104,14 @@ def scenes_of(bundles: list[Path]) -> list[str]:
 
 
 def _index_scenes(build: Path) -> dict[str, str]:
-    try:
-        tasks = json.loads((build / "index.json").read_text(encoding="utf-8"))["tasks"]
-        return {t["id"]: t["scene"] for t in tasks if isinstance(t, dict) and t.get("scene")}
-    except (OSError, ValueError, KeyError, TypeError):
+    """Task id -> scene from `build`'s index ({} where there is no readable one: no grouping)."""
+    if not is_build(build):
         return {}
+    try:
+        tasks = read_index(build)
+    except BundleError:
+        return {}
+    return {t["id"]: t["scene"] for t in tasks if isinstance(t, dict) and t.get("scene")}
 
 
 class SceneQueue:
