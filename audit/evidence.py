@@ -50,8 +50,7 @@ class TargetSightings:
     """Counts each anomaly target's pixels in every frame of a `WorldEnv` episode (module docstring)."""
 
     def __init__(self, env) -> None:
-        from wac.runtime.anomaly_triggers import LiveAnomaly
-        from wac.runtime.triggers import TriggerState
+        from wac.runtime.triggers import LiveAnomaly, TriggerState
 
         self.env = env
         task = env.task

@@ -73,8 +73,7 @@ class OldRule:
     """Patch the sampled-point rule into the runtime (and its every-tick evaluation) while in use."""
 
     def __enter__(self):
-        from wac.runtime.anomaly_triggers import AnomalyTriggers
-        from wac.runtime.triggers import TriggerState
+        from wac.runtime.triggers import AnomalyTriggers, TriggerState
 
         self.saved = (AnomalyTriggers.target_in_view, TriggerState.needs_view)
         AnomalyTriggers.target_in_view = sampled_in_view
@@ -82,8 +81,7 @@ class OldRule:
         return self
 
     def __exit__(self, *exc):
-        from wac.runtime.anomaly_triggers import AnomalyTriggers
-        from wac.runtime.triggers import TriggerState
+        from wac.runtime.triggers import AnomalyTriggers, TriggerState
 
         AnomalyTriggers.target_in_view, TriggerState.needs_view = self.saved
 
@@ -104,9 +102,8 @@ def agreement(bundle: Path) -> tuple[int, int, int, int]:
 
     from wac.bundle.onscreen import on_screen
     from wac.bundle.reader import Bundle
-    from wac.runtime.anomaly_triggers import LiveAnomaly
     from wac.runtime.env import WorldEnv
-    from wac.runtime.triggers import TriggerState
+    from wac.runtime.triggers import LiveAnomaly, TriggerState
     from wac.validation.capture import Step
 
     b = Bundle.open(bundle)

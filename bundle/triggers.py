@@ -97,6 +97,10 @@ class TriggerBase(Model):
         """It holds a firing back while its target is in view (`only_unseen`, where the kind takes it)."""
         return False
 
+    def never_fires_within(self, span_m: float) -> str | None:
+        """Why the trigger can never fire in an exploration area `span_m` across (None: it can)."""
+        return None
+
     @model_serializer(mode="wrap")
     def _kind_unless_always(self, handler):
         data = handler(self)
@@ -135,6 +139,14 @@ class RevisitTrigger(_Repeats, TriggerBase):
     leave_m: float | None = None
     seen_within_m: float | None = None
     repeat: bool = False  # re-arm on the next sighting and toggle each time
+
+    def never_fires_within(self, span_m: float) -> str | None:
+        if self.leave_m and self.away_s is None and self.leave_m > span_m:
+            return (
+                f"the revisit needs the agent to move {self.leave_m:g} m away, but the exploration area is "
+                f"only {span_m:.1f} m across: it can never fire"
+            )
+        return None
 
 
 class LookAwayTrigger(_Repeats, TriggerBase):

@@ -163,9 +163,6 @@ def _trigger(a: N.Anomaly, spec: OperatorSpec, built: Built, diag: Collector) ->
     return tclass, trig
 
 
-SWITCH_MARGIN_M = 0.5  # the runtime's 0.25 m hysteresis band either side, and a step across it
-
-
 def distance_range(built: Built, o: B.SceneObject) -> tuple[float, float]:
     """The least and greatest horizontal distance from `o`'s bounds (what distance triggers measure)
     to a point of the exploration area."""
@@ -176,44 +173,15 @@ def distance_range(built: Built, o: B.SceneObject) -> tuple[float, float]:
 
 
 def _distance_switches(trig: B.Trigger, o: B.SceneObject, built: Built, diag: Collector, span) -> bool:
-    """A distance trigger (`beyond`, `within`, `leave`) must switch somewhere inside the bounds: E605
-    names the range of distances the bounds allow and a distance that works."""
-    k = trig.kind
-    if not k.by_distance:
+    """A distance trigger (`beyond`, `within`, `leave`) must switch somewhere inside the bounds: its
+    unit's `switches` says why not (E605), with the range of distances the bounds allow."""
+    switches = TR.UNITS[trig.kind.value].switches
+    if switches is None:
         return True
-    near, far = distance_range(built, o)
-    span_words = f"every point of the bounds lies {near:.1f}-{far:.1f} m from `{o.id}`"
-    fits = math.floor((far - 2 * SWITCH_MARGIN_M) * 2) / 2  # a distance with room beyond it, to 0.5 m
-    advice = f"e.g. `{{}} {fits:g} m`" if fits >= 1.0 else "widen the bounds: they leave no room either side"
-    if k == B.TriggerKind.leave:
-        enter, exit_ = trig.enter_m or 0.0, trig.exit_m or 0.0
-        if exit_ + SWITCH_MARGIN_M <= far and enter > near:
-            return True
-        if enter <= near:
-            what = f"the agent never comes within `enter` {enter:g} m of `{o.id}` ({span_words})"
-            hint = f"raise `enter` above {near:.1f} m, or pick a target inside the bounds"
-        else:
-            what = f"the agent never gets `exit` {exit_:g} m away from `{o.id}` ({span_words})"
-            hint = f"lower `exit` to at most {far - SWITCH_MARGIN_M:.1f} m ({advice.format('exit')}), or widen the bounds"
-        diag.error("E605", f"the `leave` trigger can never fire with these bounds: {what}", span, hint)
-        return False
-    d = trig.distance_m or 0.0
-    if far > d + SWITCH_MARGIN_M and near < d - SWITCH_MARGIN_M:
+    fault = switches(trig, TR.Reach(o.id, *distance_range(built, o)))
+    if fault is None:
         return True
-    word = k.value
-    if far <= d + SWITCH_MARGIN_M:
-        state = "always" if k == B.TriggerKind.within else "never"
-        what = f"the agent is always within {d:g} m of `{o.id}` ({span_words}), so the `{word}` change is {state} on"
-    else:
-        state = "never" if k == B.TriggerKind.within else "always"
-        what = f"the agent is never within {d:g} m of `{o.id}` ({span_words}), so the `{word}` change is {state} on"
-    diag.error(
-        "E605",
-        f"the `{word}` trigger never switches with these bounds: {what}",
-        span,
-        f"use a distance between {near + SWITCH_MARGIN_M:.1f} and {far - SWITCH_MARGIN_M:.1f} m "
-        f"({advice.format(word)}), or widen the bounds",
-    )
+    diag.error("E605", fault[0], span, fault[1])
     return False
 
 

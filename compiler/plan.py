@@ -28,9 +28,9 @@ from wac.compiler.triggers import Away, seen_within, switch_distance
 from wac.compiler.validate import Grid
 from wac.compiler.view_why import no_room, out_of_reach, unseen
 from wac.compiler.views import EYE_M, _hidden, _seen, aim_of, faces_turned_to, unburied, view_band
-from wac.compiler.walk_room import CROSSING_M, WALKED_OBSERVABLES, across, crossing, walk_blocked
+from wac.compiler.walk_room import CROSSING_M, across, crossing, walk_blocked
 from wac.errors import PlanError  # noqa: F401 - re-exported
-from wac.taxonomy.registry import registry
+from wac.taxonomy.registry import OBSERVABLES, registry
 
 
 def plan_kind(low: Lowered) -> PlanKind:
@@ -426,7 +426,7 @@ def _target(kind: PlanKind, low: Lowered, expl: B.Exploration, grid: Grid, obser
         tz = fz
     tx, ty = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     others = None  # the solids a walk through the target may run into, and their index
-    if kind.walk_past_m is not None and observable in WALKED_OBSERVABLES:
+    if kind.walk_past_m is not None and OBSERVABLES[observable].walked:
         solids = [fp for oid, fp in grid.solids.items() if focus is None or oid != focus.id]
         others = (solids, shapely.STRtree(solids))
         if focus is not None:  # a long target is crossed where the walk has room (a sign on a fence)

@@ -14,6 +14,7 @@ The tables the rest of the compiler reads (`TRIGGERS`, `TRIGGER_ARG`, `TRIGGER_C
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -40,6 +41,35 @@ class Args:
 
     def get(self, key: str, default=None):
         return self.values.get(key, default)
+
+
+SWITCH_MARGIN_M = 0.5  # the runtime's 0.25 m hysteresis band either side, and a step across it
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """What the exploration area allows of a distance trigger: the least and greatest horizontal
+    distance from the target's bounds (`target`) to a point of the bounds."""
+
+    target: str
+    near: float
+    far: float
+
+    def words(self) -> str:
+        return f"every point of the bounds lies {self.near:.1f}-{self.far:.1f} m from `{self.target}`"
+
+    def advice(self, clause: str) -> str:
+        """A distance with room beyond it, to 0.5 m."""
+        fits = math.floor((self.far - 2 * SWITCH_MARGIN_M) * 2) / 2
+        return (
+            f"e.g. `{clause} {fits:g} m`"
+            if fits >= 1.0
+            else "widen the bounds: they leave no room either side"
+        )
+
+
+# why a distance trigger never switches inside the bounds: (message, hint), or None when it does
+Switches = Callable[[B.Trigger, Reach], "tuple[str, str] | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +121,8 @@ class TriggerUnit:
     # tested on each candidate viewpoint; None: any viewpoint can
     room: Callable[[B.Trigger, Away], tuple[float, float] | None] | None = None
     arms_by_sight: bool = True  # a sighting arms it (a leave is armed by distance alone)
+    # why it never switches inside the exploration area (E605); None: no distance to check
+    switches: Switches | None = None
 
 
 UNITS: dict[str, TriggerUnit] = {}
@@ -217,6 +249,19 @@ def _no_room_to_leave(trig: B.Trigger, at: Away) -> tuple[float, float] | None:
     return None if walk else (reach, trig.exit_m + LEAVE_MARGIN_M)
 
 
+def _leave_switches(trig: B.Trigger, r: Reach) -> tuple[str, str] | None:
+    enter, exit_ = trig.enter_m or 0.0, trig.exit_m or 0.0
+    if exit_ + SWITCH_MARGIN_M <= r.far and enter > r.near:
+        return None
+    if enter <= r.near:
+        what = f"the agent never comes within `enter` {enter:g} m of `{r.target}` ({r.words()})"
+        hint = f"raise `enter` above {r.near:.1f} m, or pick a target inside the bounds"
+    else:
+        what = f"the agent never gets `exit` {exit_:g} m away from `{r.target}` ({r.words()})"
+        hint = f"lower `exit` to at most {r.far - SWITCH_MARGIN_M:.1f} m ({r.advice('exit')}), or widen the bounds"
+    return f"the `leave` trigger can never fire with these bounds: {what}", hint
+
+
 @_unit(
     "leave",
     "temporal",
@@ -230,6 +275,7 @@ def _no_room_to_leave(trig: B.Trigger, at: Away) -> tuple[float, float] | None:
     away=_walk_away,
     room=_no_room_to_leave,
     arms_by_sight=False,
+    switches=_leave_switches,
     phrase=lambda t: f"after the agent leaves the area (beyond {t.exit_m:g} m) and returns",
     action=lambda t: f"walk more than {t.exit_m:g} m away and return",
 )
@@ -292,11 +338,28 @@ def _viewpoint(kind: B.TriggerKind) -> Callable[[Args], B.Trigger | None]:
     return lower
 
 
+def _viewpoint_switches(trig: B.Trigger, r: Reach) -> tuple[str, str] | None:
+    d, word = trig.distance_m or 0.0, trig.kind.value
+    if r.far > d + SWITCH_MARGIN_M and r.near < d - SWITCH_MARGIN_M:
+        return None
+    within = trig.kind == B.TriggerKind.within
+    if r.far <= d + SWITCH_MARGIN_M:
+        what = f"the agent is always within {d:g} m of `{r.target}` ({r.words()}), so the `{word}` change is {'always' if within else 'never'} on"
+    else:
+        what = f"the agent is never within {d:g} m of `{r.target}` ({r.words()}), so the `{word}` change is {'never' if within else 'always'} on"
+    return (
+        f"the `{word}` trigger never switches with these bounds: {what}",
+        f"use a distance between {r.near + SWITCH_MARGIN_M:.1f} and {r.far - SWITCH_MARGIN_M:.1f} m "
+        f"({r.advice(word)}), or widen the bounds",
+    )
+
+
 _unit(
     "beyond",
     "distance",
     arg=LENGTH,
     plan="near_far",
+    switches=_viewpoint_switches,
     phrase=lambda t: f"when seen from farther than {t.distance_m:g} m",
     action=lambda t: f"compare views nearer and farther than {t.distance_m:g} m",
 )(_viewpoint(B.TriggerKind.beyond))
@@ -306,6 +369,7 @@ _unit(
     arg=LENGTH,
     plan="near_far",
     band=_inside_within,
+    switches=_viewpoint_switches,
     phrase=lambda t: f"when seen from closer than {t.distance_m:g} m",
     action=lambda t: f"compare views nearer and farther than {t.distance_m:g} m",
 )(_viewpoint(B.TriggerKind.within))

@@ -19,7 +19,7 @@ from wac.compiler.anomalies import Lowered
 from wac.compiler.plan_kinds import PlanKind
 from wac.compiler.sight import SEEN_SHARE, posed_corners, target_points
 from wac.compiler.validate import Grid
-from wac.taxonomy.registry import registry
+from wac.taxonomy.registry import OBSERVABLES, registry
 
 EYE_M = 1.6
 # a face of a changed part is seen when it faces the eye (cosine over this) with nothing in the way,
@@ -184,7 +184,7 @@ def aim_of(low: Lowered, box, centre) -> Aim:
         return _faces(o, parts)
     hx, hy = (box[2] - box[0]) / 2, (box[3] - box[1]) / 2
     z0, z1 = o.aabb_min[2], o.aabb_max[2]
-    gap = registry().observable(low.spec.name, low.category) == "support_gap"
+    gap = OBSERVABLES[registry().observable(low.spec.name, low.category)].at_foot
     if low.hints.aim == "ground" or gap:  # a shadow's, a support gap's evidence: the target's foot
         z1 = min(z1, z0 + 0.2)
     to = None

@@ -22,9 +22,8 @@ from wac.compiler.validate import Grid, footprint
 
 # a plan kind that walks straight through (or along a path through) the target goes its
 # `walk_past_m` past the target's centre (plan_kinds.py); one side of the differential lets the agent
-# through, so the far side must have walkable room in the clean scene (`walk_blocked`)
-# the observables read from that walk (a jammed door's evidence is the door, not the walk)
-WALKED_OBSERVABLES = ("blocked_distance", "displacement_through")
+# through, so the far side must have walkable room in the clean scene (`walk_blocked`), when the
+# observable is read from that walk (`ObservableKind.walked`; a jammed door's evidence is the door)
 CROSSING_M = 0.05  # a solid this close to a walk's line lies across it and stops the walk
 
 

@@ -111,16 +111,21 @@ def _copy(v):
     return v
 
 
-@applies(B.SetPose)
-def set_pose(eff: B.SetPose, ctx: EffectContext) -> Undo:
-    st = _target(ctx, eff)
-    undo = _snapshot(st, "position", "rotation_deg", "scale")
+def posed(st: ObjectState, eff: B.SetPose) -> None:
+    """Give `st` the pose fields `eff` sets (also how a trigger's probe draws it before the change)."""
     if eff.position is not None:
         st.position = np.array(eff.position, dtype=float)
     if eff.rotation_deg is not None:
         st.rotation_deg = np.array(eff.rotation_deg, dtype=float)
     if eff.scale is not None:
         st.scale = np.array(eff.scale, dtype=float)
+
+
+@applies(B.SetPose)
+def set_pose(eff: B.SetPose, ctx: EffectContext) -> Undo:
+    st = _target(ctx, eff)
+    undo = _snapshot(st, "position", "rotation_deg", "scale")
+    posed(st, eff)
     st.bump()
     return undo
 

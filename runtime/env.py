@@ -23,12 +23,11 @@ from wac.errors import UsageError, WacError
 
 from . import mechanics
 from .actions import Action, ActionError, BudgetExhausted, coerce, validate
-from .anomaly_triggers import AnomalyTriggers, LiveAnomaly
 from .perception import attempt_text
 from .physics import DT, RAY_ALL, Physics
 from .render import Camera, Renderer
 from .timing import WAC, Timing
-from .triggers import TriggerEvent, TriggerState
+from .triggers import AnomalyTriggers, LiveAnomaly, TriggerEvent, TriggerState
 from .world import World
 
 REACH_M = 3.0

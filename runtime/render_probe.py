@@ -1,7 +1,7 @@
 """How much of some objects the agent's camera shows: their pixels in a small segmentation render
 (`ViewProbe`, a mixin of `Renderer`).
 
-The runtime's triggers ask it whether an anomaly's target is in view (runtime/anomaly_triggers.py)
+The runtime's triggers ask it whether an anomaly's target is in view (runtime/triggers.py)
 and compare the answer with the threshold the self-check's pixel checks use (`wac.bundle.onscreen`):
 a change that must happen unseen waits until the target is truly off screen.  The end of a long
 hoarding still on screen keeps it in view although its centre has left the frame; 3 px of a far

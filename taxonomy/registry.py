@@ -67,14 +67,59 @@ PLAN_KINDS = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class ObservableKind:
+    """A self-check observable as the planner needs to know it; the self-check measures and judges it
+    (`@observes(name)` in the judge modules of wac.validation, complete against this table at import)."""
+
+    name: str
+    # read from a walk into or through the target: the viewpoint needs room for that walk
+    walked: bool = False
+    # the evidence is the gap under the target at its own place: the view aims at its foot there
+    at_foot: bool = False
+
+
+# the observables a category (`observable:`) or an operator (`observable:` in operators.yaml) may name
+OBSERVABLES: dict[str, ObservableKind] = {
+    o.name: o
+    for o in (
+        ObservableKind("support_gap", at_foot=True),
+        ObservableKind("penetration_depth"),
+        ObservableKind("size_ratio"),
+        ObservableKind("displacement_through", walked=True),
+        ObservableKind("blocked_distance", walked=True),
+        ObservableKind("rotation_after_contact"),
+        ObservableKind("visible_pixels_behind_occluder"),
+        ObservableKind("apparent_size_ratio"),
+        ObservableKind("shadow_offset"),
+        ObservableKind("material_at_target"),
+        ObservableKind("presence_before_after"),
+        ObservableKind("pose_before_after"),
+        ObservableKind("lighting_continuity"),
+        ObservableKind("orientation_vs_up"),
+        ObservableKind("era_mismatch"),
+    )
+}
+
+
+def _check_known(where: str, what: str, name: str, known) -> None:
+    if name not in known:
+        near = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise TaxonomyError(f"{where}: unknown {what} {name!r}{hint} (known: {', '.join(known)})")
+
+
+def check_observable(where: str, name: str | None) -> str | None:
+    """`name` if it names an observable (or is None); a misspelt one is an error naming `where`."""
+    if name is not None:
+        _check_known(where, "self-check observable", name, tuple(OBSERVABLES))
+    return name
+
+
 def check_plan_kind(where: str, kind: str | None) -> str | None:
     """`kind` if it names a plan kind (or is None); a misspelt one is an error, never a fallback."""
-    if kind is not None and kind not in PLAN_KINDS:
-        near = difflib.get_close_matches(kind, PLAN_KINDS, n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
-        raise TaxonomyError(
-            f"{where}: unknown self-check plan kind {kind!r}{hint} (known: {', '.join(PLAN_KINDS)})"
-        )
+    if kind is not None:
+        _check_known(where, "self-check plan kind", kind, PLAN_KINDS)
     return kind
 
 
@@ -349,7 +394,7 @@ def _operator(name: str, spec: dict) -> OperatorSpec:
         defect_terms=tuple(str(t) for t in spec.get("defect_terms", ())),
         reference=tuple(spec.get("reference", ())),
         if_invisible=" ".join(str(spec.get("if_invisible", "")).split()),
-        observable=spec.get("observable"),
+        observable=check_observable(where, spec.get("observable")),
         notes=" ".join(str(spec.get("notes", "")).split()),
         example=str(spec.get("example", "")),
     )
@@ -418,7 +463,7 @@ def registry() -> Registry:
             evidence=tuple(c["evidence"]),
             dynamic=bool(c["dynamic"]),
             hint=c.get("hint", c["name"]),
-            observable=c["observable"],
+            observable=check_observable(f"categories.yaml: {c['id']}", c["observable"]),
             plan=check_plan_kind(f"categories.yaml: {c['id']}", c["plan"]),
             defect_terms=tuple(str(t) for t in c.get("defect_terms", ())),
             demo=_demo(c["id"], c["demo"]),

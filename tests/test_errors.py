@@ -57,6 +57,10 @@ BUILTIN_RAISES = {
     "error at import",
     ("wac.runtime.triggers", "fires.register", "TypeError"): "two rules registered for one trigger kind: "
     "a programming error at import",
+    ("wac.validation.observables", "<module>", "ImportError"): "the registered judges and the "
+    "taxonomy's observables disagree: a programming error at import",
+    ("wac.validation.readings", "observes.register", "TypeError"): "two judges registered for one "
+    "observable: a programming error at import",
     ("wac.runtime.effects", "<module>", "ImportError"): "an Effect variant without an apply function: "
     "a programming error at import",
     ("wac.runtime.effects", "applies.register", "TypeError"): "two apply functions registered for one "

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from wac.bundle.model import TRIGGER_DEFAULTS, AddObject, CompiledTask, SelfCheckPlan, TriggerKind
+from wac.bundle.model import AddObject, CompiledTask, SelfCheckPlan, TriggerKind
+from wac.runtime.triggers import Missed, why_not_fired
 
 from .capture import Run, Sample, anchor, anchor_index, focus_ids
 from .pixelchecks import WATCHED_CATEGORIES, necessity_change
@@ -251,26 +252,8 @@ def _never_why(task: CompiledTask, pert: Run) -> str:
             "(30 px or more at 640x480) until the plan ended: a target that fills the view whichever way the "
             "plan turns (a carpet under the viewpoint, a wall beside it) never leaves it; pick a smaller target"
         )
-    if tr.kind == TriggerKind.look_away:
-        within = f" within {tr.seen_within_m:g} m" if tr.seen_within_m else ""
-        return f": the target was never on screen{within} and then off it"
-    if tr.kind == TriggerKind.revisit:
-        if not any(t.trigger_seen for t in pert.ticks):
-            within = f" within {tr.seen_within_m:g} m" if tr.seen_within_m else ""
-            return f": the target was never seen{within}"
-        return (
-            f": the target was seen but never out of view for {tr.away_s or TRIGGER_DEFAULTS.away_s:g} s"
-            + (f" nor left by {tr.leave_m:g} m" if tr.leave_m else "")
-        )
-    if tr.kind == TriggerKind.leave:
-        ds = _target_distances(task, pert)
-        got = f" (the plan goes from {min(ds):.1f} m to {max(ds):.1f} m)" if ds else ""
-        return f": the agent must come within {tr.enter_m:g} m and then go beyond {tr.exit_m:g} m{got}"
-    if tr.kind == TriggerKind.after:
-        return f": the plan ends at {pert.samples[-1].sim_time:.1f} s, before {tr.after_s:g} s (or the target stayed in view)"
-    if tr.kind.viewpoint:
-        return f": the agent never went {'farther' if tr.kind == TriggerKind.beyond else 'nearer'} than {tr.distance_m:g} m"
-    return ""
+    seen = any(t.trigger_seen for t in pert.ticks)
+    return why_not_fired(tr, Missed(seen, tuple(_target_distances(task, pert)), pert.samples[-1].sim_time))
 
 
 def _target_distances(task: CompiledTask, run: Run) -> list[float]:
@@ -288,6 +271,11 @@ def _target_distances(task: CompiledTask, run: Run) -> list[float]:
     return out
 
 
+# the trigger kinds that wait until their target is out of view, for messages
+_UNSEEN = [k.value for k in TriggerKind if k.unseen]
+_UNSEEN_WORDS = ", ".join(_UNSEEN[:-1]) + " or " + _UNSEEN[-1]
+
+
 def static_checks(task: CompiledTask, plan: SelfCheckPlan) -> list[str]:
     """What can be said without running anything."""
     reasons = []
@@ -299,15 +287,10 @@ def static_checks(task: CompiledTask, plan: SelfCheckPlan) -> list[str]:
     if an.category in WATCHED_CATEGORIES and tr.kind.level:
         reasons.append(
             f"trigger: the {tr.kind.value} trigger does not wait until the target is out of view, so the "
-            f"{an.category.replace('_', ' ')} can happen while the auditor watches (use revisit, look_away, leave "
-            f"or after)"
+            f"{an.category.replace('_', ' ')} can happen while the auditor watches (use {_UNSEEN_WORDS})"
         )
-    if tr.kind == TriggerKind.revisit and tr.leave_m and tr.away_s is None:
-        b = np.asarray(task.exploration.bounds, dtype=float)
-        span = max(float(np.linalg.norm(p - q)) for p in b for q in b)
-        if tr.leave_m > span:
-            reasons.append(
-                f"trigger: the revisit needs the agent to move {tr.leave_m:g} m away, but the exploration "
-                f"area is only {span:.1f} m across: it can never fire"
-            )
+    b = np.asarray(task.exploration.bounds, dtype=float)
+    why = tr.never_fires_within(max(float(np.linalg.norm(p - q)) for p in b for q in b))
+    if why:
+        reasons.append(f"trigger: {why}")
     return reasons

@@ -14,7 +14,7 @@ from wac.bundle.model import CompiledTask, SetLight, SetMaterial, SetShadow
 
 from .capture import Run, Sample, anchor, as_array, focus_ids
 from .pixels import Footprint, View, in_sun_shadow, lab, lightness, px640, shadow_hulls
-from .readings import MIN_PX, Reading, object_label, object_spec, wrap_deg
+from .readings import MIN_PX, Reading, object_label, object_spec, observes, wrap_deg
 
 # --- shadow / lighting and material: differential, from pixels ------------------------------------
 #
@@ -443,6 +443,7 @@ def _emissive(task: CompiledTask, m: dict) -> bool:
     return any(sum(mats[n].emissive) > 0.05 for n in m["materials"].values() if n in mats)
 
 
+@observes("shadow_offset", measure=(measure_light,), pair=True, depth=True)
 def judge_light_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
     """Shadow offset / no shadow / glow without light / light without glow, seen in the frames.
 
@@ -527,6 +528,7 @@ class _MaterialView:
         )
 
 
+@observes("material_at_target", pair=True)
 def judge_material_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
     """The material at the target, seen in the frames: its visible pixels change colour or texture.
 

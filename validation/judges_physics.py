@@ -23,6 +23,7 @@ from .readings import (
     object_label,
     object_px,
     object_spec,
+    observes,
     rotation_delta_deg,
     rotation_of,
 )
@@ -90,6 +91,7 @@ def measure_support(env, task) -> dict:
     return {"gaps": gaps}
 
 
+@observes("support_gap", measure=(measure_support,))
 def judge_support(run: Run, task: CompiledTask) -> Reading:
     s = deciding_sample(run)
     best, why, px_best = 0.0, "no support gap under the target", 0.0
@@ -177,6 +179,7 @@ def measure_penetration(env, task) -> dict:
     return {"penetration": out}
 
 
+@observes("penetration_depth", measure=(measure_penetration,))
 def judge_penetration(run: Run, task: CompiledTask) -> Reading:
     s = deciding_sample(run)
     best, why, anomalous, px_best = 0.0, "no object interpenetrates another", False, 0.0
@@ -204,6 +207,7 @@ def judge_penetration(run: Run, task: CompiledTask) -> Reading:
     return Reading("penetration_depth", round(best, 4), anomalous, why, px_best, unseen and not anomalous)
 
 
+@observes("size_ratio")
 def judge_size(run: Run, task: CompiledTask) -> Reading:
     s = deciding_sample(run)
     best, why, anomalous, px_best = 0.0, "the target has its normal size", False, 0.0
@@ -387,6 +391,7 @@ def judge_through(run: Run, task: CompiledTask) -> Reading:
     )
 
 
+@observes("displacement_through", pair=True, alone=judge_through)
 def judge_through_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
     """`judge_through` of each run; and the clean world's walk must be stopped by the target: one
     that goes on about as far as a crossing would without crossing it (it slid off a narrow gate
@@ -436,26 +441,6 @@ def clean_walk_passes(task: CompiledTask, observable: str) -> bool:
         return False
     targets = set(anchor(task).targets)
     return not any(o.id in targets and o.liquid_depth_m for o in task.scene.objects)
-
-
-def judge_blocked_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
-    """`judge_blocked` of each run; and the clean world's walk must pass: a walk that stops there
-    too (at the edge of the area, against a visible obstacle, an open door's leaf) never shows the way
-    open, so being stopped in the perturbed world proves nothing."""
-    rp, rc = judge_blocked(pert, task), judge_blocked(clean, task)
-    if rc.anomalous or not clean_walk_passes(task, "blocked_distance"):
-        return rp, rc
-    mv = _exposing_move(clean)
-    if mv is not None and float(mv.action.kwargs["distance_m"]) - mv.moved_m >= PASSED_SLACK_M:
-        names = ", ".join(object_label(task, t) for t in anchor(task).targets) or "the anomaly's place"
-        rc = Reading(
-            "blocked_distance",
-            rc.value,
-            True,
-            f"{rc.detail}: the walk is stopped before it passes {names} in the clean world too, so it "
-            "never shows the way open",
-        )
-    return rp, rc
 
 
 def judge_blocked(run: Run, task: CompiledTask) -> Reading:
@@ -650,6 +635,27 @@ class _Motion:
         )
 
 
+@observes("blocked_distance", pair=True, depth=True, alone=judge_blocked)
+def judge_blocked_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
+    """`judge_blocked` of each run; and the clean world's walk must pass: a walk that stops there
+    too (at the edge of the area, against a visible obstacle, an open door's leaf) never shows the way
+    open, so being stopped in the perturbed world proves nothing."""
+    rp, rc = judge_blocked(pert, task), judge_blocked(clean, task)
+    if rc.anomalous or not clean_walk_passes(task, "blocked_distance"):
+        return rp, rc
+    mv = _exposing_move(clean)
+    if mv is not None and float(mv.action.kwargs["distance_m"]) - mv.moved_m >= PASSED_SLACK_M:
+        names = ", ".join(object_label(task, t) for t in anchor(task).targets) or "the anomaly's place"
+        rc = Reading(
+            "blocked_distance",
+            rc.value,
+            True,
+            f"{rc.detail}: the walk is stopped before it passes {names} in the clean world too, so it "
+            "never shows the way open",
+        )
+    return rp, rc
+
+
 def motion_alone(run: Run, task: CompiledTask) -> Reading:
     """The response to contact in one run, against the fixed thresholds alone (the world-alone stage)."""
     oid = focus_ids(task)[0]
@@ -663,6 +669,7 @@ def motion_alone(run: Run, task: CompiledTask) -> Reading:
     )
 
 
+@observes("rotation_after_contact", pair=True, alone=motion_alone)
 def judge_contact_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
     """How the target moved after the agent's contact, against the same contact in the other world
     (C.5: "judge it against what the same contact would normally do from the same starting state").

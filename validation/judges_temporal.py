@@ -20,6 +20,7 @@ from .readings import (
     object_label,
     object_px,
     object_spec,
+    observes,
     rotation_delta_deg,
     rotation_of,
     wrap_deg,
@@ -42,6 +43,7 @@ def _before_after(run: Run):
     return run.samples[0], run.samples[-1]
 
 
+@observes("presence_before_after")
 def judge_presence(run: Run, task: CompiledTask) -> Reading:
     b, a = _before_after(run)
     if b is a:
@@ -80,6 +82,7 @@ def judge_presence(run: Run, task: CompiledTask) -> Reading:
     )
 
 
+@observes("pose_before_after")
 def judge_pose(run: Run, task: CompiledTask) -> Reading:
     b, a = _before_after(run)
     if b is a:
@@ -304,6 +307,7 @@ def _mechanism_response(task: CompiledTask, ticks, ids, an, interacts, t_int) ->
     return None
 
 
+@observes("lighting_continuity")
 def judge_continuity(run: Run, task: CompiledTask) -> Reading:
     """Light, animation and mechanisms over the run's ticks: an abrupt day-night, a lamp switching by
     itself, a spinning part frozen, racing or jumping, a door that does not answer its use as it
@@ -345,6 +349,7 @@ def _interact_times(run: Run) -> list[float]:
 # --- semantic consistency -------------------------------------------------------------------------
 
 
+@observes("orientation_vs_up")
 def judge_orientation(run: Run, task: CompiledTask) -> Reading:
     s = deciding_sample(run)
     z = np.array([0.0, 0.0, 1.0])
@@ -399,6 +404,7 @@ def measure_era(env, task) -> dict:
     return {"eras": eras}
 
 
+@observes("era_mismatch", measure=(measure_era,))
 def judge_era(run: Run, task: CompiledTask) -> Reading:
     s = deciding_sample(run)
     era = task.scene.era

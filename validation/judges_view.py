@@ -19,6 +19,7 @@ from .readings import (
     deciding_sample,
     object_label,
     object_px,
+    observes,
     trigger_distances,
 )
 from .visual import Change, change, same_view
@@ -29,7 +30,7 @@ from .visual import mask as region_of
 
 def measure_visibility(env, task) -> dict:
     """Is each focus object geometrically in view and unobstructed (physics rays), and its render mode."""
-    from wac.runtime.anomaly_triggers import VIEW_RANGE_M
+    from wac.runtime.triggers import VIEW_RANGE_M
 
     w, ph = env.world, env.physics
     cam = env.camera()
@@ -82,6 +83,7 @@ def measure_visibility(env, task) -> dict:
     return {"visibility": out}
 
 
+@observes("visible_pixels_behind_occluder", measure=(measure_visibility,), depth=True)
 def judge_visibility(run: Run, task: CompiledTask) -> Reading:
     """Any evidence view (mark or captioned action) where the target is drawn through an occluder,
     or not drawn although in plain view; otherwise the deciding view's account."""
@@ -178,6 +180,7 @@ def _views(pert: Run, clean: Run, ids: tuple[str, ...]) -> list[_View]:
     return out
 
 
+@observes("apparent_size_ratio", pair=True)
 def judge_apparent_pair(pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
     """View- or distance-dependent appearance, from the frames.  At each view the plan takes of the
     target the perturbed frame is compared with the clean one over the target's pixels (the pixel

@@ -1,9 +1,11 @@
-"""What every observable judge shares: the `Reading` a judge returns, the state measured of each focus
-object at every sample (`base_state`), and small helpers over runs and samples."""
+"""What every observable judge shares: the `Reading` a judge returns, the `@observes` registration of
+an observable's judge, the state measured of each focus object at every sample (`base_state`), and
+small helpers over runs and samples."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +31,68 @@ class Reading:
     # the anomaly is there but the run's views do not show the target (out of view, or not whole
     # where a whole view is needed): the run is no evidence either way
     unseen: bool = False
+
+
+@dataclass(frozen=True)
+class Observable:
+    """A category's measurement: `judge` reads one run; a differential one has `pair` instead, which
+    reads both runs (the same evidence views in the two worlds) and returns both readings, and may
+    have `alone`, its perturbed run judged by itself (the world-alone stage)."""
+
+    name: str
+    measure: Callable
+    judge: Callable | None = None
+    depth: bool = False  # needs the depth image at each sample (one more render per sample)
+    pair: Callable | None = None
+    alone: Callable | None = None
+
+    def readings(self, pert: Run, clean: Run, task: CompiledTask) -> tuple[Reading, Reading]:
+        """(perturbed, clean) readings."""
+        if self.pair is not None:
+            return self.pair(pert, clean, task)
+        assert self.judge is not None
+        return self.judge(pert, task), self.judge(clean, task)
+
+
+# every registered observable by name; validation/observables.py checks it against the taxonomy's
+OBSERVED: dict[str, Observable] = {}
+
+
+def observes(
+    name: str,
+    *,
+    measure: tuple[Callable, ...] = (),
+    depth: bool = False,
+    pair: bool = False,
+    alone: Callable | None = None,
+) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the judge of observable `name` (`pair`: it reads both runs);
+    `measure` adds to what every sample records (`base_state`)."""
+
+    def register(fn: Callable) -> Callable:
+        if name in OBSERVED:
+            raise TypeError(f"two judges registered for observable {name!r}")
+        OBSERVED[name] = Observable(
+            name,
+            _measure_with(*measure),
+            judge=None if pair else fn,
+            depth=depth,
+            pair=fn if pair else None,
+            alone=alone,
+        )
+        return fn
+
+    return register
+
+
+def _measure_with(*extra: Callable) -> Callable:
+    def measure(env, task) -> dict:
+        out = {"base": base_state(env, task)}
+        for fn in extra:
+            out.update(fn(env, task))
+        return out
+
+    return measure
 
 
 # --- helpers ---------------------------------------------------------------------------------------

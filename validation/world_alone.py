@@ -11,7 +11,8 @@ This stage, with its own verdict (`alone`: ok | FAIL), asks of the bundle as bui
    differential: the walk crossed the target (missing collision) or stopped with nothing drawn ahead
    (unexpected collision) in that run alone; the contacted target rose, was thrown, tipped over or
    jittered beyond what any contact does (abnormal trajectory), without the clean run's margin.  The
-   other observables already judge one run at a time (`Observable.judge`); shadows, materials and
+   other observables already judge one run at a time (`Observable.judge`; a differential one's
+   one-run half is its `Observable.alone`); shadows, materials and
    view-dependent appearance are judged by the detectors on the world and by the pixel rule.
 
 The clean scene's findings are computed once per scene in a process (`_KNOWN`).
@@ -26,7 +27,7 @@ from wac.detectors import Timeline, World, detect
 from wac.detectors.evident import Change, judge
 
 from .capture import Run
-from .judges_physics import judge_blocked, judge_through, motion_alone
+from .observables import observable as observable_of
 from .readings import Reading
 
 _KNOWN: dict[str, tuple] = {}
@@ -48,17 +49,9 @@ def world_problems(task: CompiledTask) -> list[tuple[int, str]]:
     return [(p.index, p.message) for p in judge(clean, changes, _known(task, clean))]
 
 
-# the differential observables whose one-run half is a verdict of its own
-ALONE = {
-    "displacement_through": judge_through,
-    "blocked_distance": judge_blocked,
-    "rotation_after_contact": motion_alone,
-}
-
-
 def run_reading(observable: str, pert: Run, task: CompiledTask) -> Reading | None:
     """The perturbed run judged on its own, for a differential observable (None for the others)."""
-    judge_one = ALONE.get(observable)
+    judge_one = observable_of(observable).alone
     return None if judge_one is None else judge_one(pert, task)
 
 

@@ -78,3 +78,12 @@ def test_a_v1_trigger_that_says_something_its_kind_cannot_is_a_bundle_error(tmp_
     (dst / "task.json").write_text(json.dumps(task))
     with pytest.raises(BundleError, match="malformed task.json"):
         Bundle.open(dst).task()
+
+
+def test_a_revisit_left_farther_than_the_area_allows_can_never_fire():
+    # a hand-made bundle's revisit with no time away must be left by `leave_m`: the self-check's
+    # static checks reject one the exploration area is too small for
+    assert "can never fire" in B.RevisitTrigger(leave_m=50.0).never_fires_within(20.0)
+    assert B.RevisitTrigger(leave_m=50.0, away_s=2.0).never_fires_within(20.0) is None
+    assert B.RevisitTrigger(leave_m=10.0).never_fires_within(20.0) is None
+    assert B.AfterTrigger(after_s=5.0).never_fires_within(1.0) is None

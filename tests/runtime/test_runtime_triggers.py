@@ -14,7 +14,7 @@ from wac.bundle.model import (
     TriggerKind,
     new_trigger,
 )
-from wac.runtime.triggers import Percept, TriggerState
+from wac.runtime.triggers import Missed, Percept, TriggerState, why_not_fired
 
 
 def pc(t, in_view=False, dist=5.0, xy=(0.0, 0.0), contact=False, interacted=False):
@@ -258,3 +258,43 @@ def test_clean_variant_ignores_anomalies(make_env):
 def test_every_trigger_kind_is_handled(kind):
     st = TriggerState(new_trigger(kind))  # each kind's fields left to the defaults
     st.update(pc(0.0))  # never raises
+
+
+@pytest.mark.parametrize(
+    ("trig", "missed", "words"),
+    [
+        (
+            new_trigger(kind=TriggerKind.revisit, seen_within_m=3.0),
+            Missed(False, (), 9.0),
+            "never seen within 3 m",
+        ),
+        (
+            new_trigger(kind=TriggerKind.revisit, away_s=4.0),
+            Missed(True, (), 9.0),
+            "never out of view for 4 s",
+        ),
+        (new_trigger(kind=TriggerKind.look_away), Missed(False, (), 9.0), "never on screen and then off it"),
+        (
+            new_trigger(kind=TriggerKind.leave, enter_m=2.0, exit_m=8.0),
+            Missed(True, (3.0, 5.5), 9.0),
+            "within 2 m and then go beyond 8 m (the plan goes from 3.0 m to 5.5 m)",
+        ),
+        (
+            new_trigger(kind=TriggerKind.after, after_s=30.0),
+            Missed(True, (), 12.0),
+            "ends at 12.0 s, before 30 s",
+        ),
+        (
+            new_trigger(kind=TriggerKind.beyond, distance_m=6.0),
+            Missed(True, (), 9.0),
+            "never went farther than 6 m",
+        ),
+        (
+            new_trigger(kind=TriggerKind.within, distance_m=2.0),
+            Missed(True, (), 9.0),
+            "never went nearer than 2 m",
+        ),
+    ],
+)
+def test_a_trigger_that_never_fired_says_why_in_its_kinds_words(trig, missed, words):
+    assert words in why_not_fired(trig, missed)

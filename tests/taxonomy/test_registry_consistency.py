@@ -14,7 +14,6 @@ import inspect
 import json
 import pathlib
 import re
-import types
 from pathlib import Path
 from typing import get_args
 
@@ -25,6 +24,7 @@ from pydantic import ValidationError
 from wac.bundle import model as B
 from wac.bundle.schemas import SCHEMAS, render
 from wac.compiler import operators, plan, plan_kinds, plan_steps, view_why, views, walk_room
+from wac.errors import TaxonomyError
 from wac.runtime import effects as fx
 from wac.taxonomy import registry as R
 from wac.validation import checks, observables, pixelchecks
@@ -206,31 +206,44 @@ def test_no_planner_module_tests_a_plan_kind_by_name():
                 assert not names, f"{mod.__name__} tests the plan kind {names} by name"
 
 
-# --- observables: taxonomy/categories.yaml <-> validation/observables.py ----------------------------
+# --- observables: taxonomy (categories.yaml, operators.yaml, registry.OBSERVABLES) <-> judges -------
 
 
-def unknown_observables(categories, operators, table) -> list[str]:
-    """Observable names that categories.yaml or an operator's `observable:` gives and `table` lacks."""
-    named = {c.observable for c in categories} | {o.observable for o in operators if o.observable}
-    return sorted(named - set(table))
-
-
-def test_every_observable_named_in_the_taxonomy_exists():
+def test_every_observable_named_in_the_taxonomy_is_declared_and_judged():
     reg = R.registry()
-    cats, ops = reg.categories, reg.operators
-    assert unknown_observables(cats, ops, observables.OBSERVABLES) == []
-    misspelt = [types.SimpleNamespace(observable="suport_gap"), *cats]
-    assert unknown_observables(misspelt, ops, observables.OBSERVABLES) == ["suport_gap"]
-    op_misspelt = [*ops, dataclasses.replace(ops[0], name="levitate", observable="era_mismach")]
-    assert unknown_observables(cats, op_misspelt, observables.OBSERVABLES) == ["era_mismach"]
+    named = {c.observable for c in reg.categories} | {o.observable for o in reg.operators if o.observable}
+    assert named <= set(R.OBSERVABLES)
+    # the judges register exactly the declared observables (importing observables checks it)
+    assert set(observables.OBSERVABLES) == set(R.OBSERVABLES)
     with pytest.raises(KeyError, match="unknown observable 'suport_gap'"):
         observables.observable("suport_gap")
 
 
-def test_the_planners_walk_tables_name_real_plan_kinds_and_observables():
-    # the planner asks for room beyond the target only for the walks these tables name; a renamed
-    # plan kind or observable would silently switch that check off
-    assert set(walk_room.WALKED_OBSERVABLES) <= set(observables.OBSERVABLES)
+def test_a_misspelt_observable_in_the_taxonomy_is_an_error_naming_where():
+    with pytest.raises(
+        TaxonomyError, match=r"categories.yaml: floating: .*'suport_gap'; did you mean 'support_gap'"
+    ):
+        R.check_observable("categories.yaml: floating", "suport_gap")
+    spec = dict(R._load_yaml("operators.yaml")["float"], observable="era_mismach")
+    with pytest.raises(
+        TaxonomyError, match=r"operators.yaml: float: .*'era_mismach'; did you mean 'era_mismatch'"
+    ):
+        R._operator("float", spec)
+
+
+def test_a_second_judge_for_one_observable_fails_at_import():
+    from wac.validation.readings import observes
+
+    with pytest.raises(TypeError, match="two judges registered for observable 'support_gap'"):
+        observes("support_gap")(lambda run, task: None)
+
+
+def test_the_planners_observable_traits_are_the_judges_walks():
+    # the planner asks for room beyond the target only for observables read from a walk through it
+    # (`walked`); each of them is judged from the walk alone too, the world-alone stage's half
+    walked = {n for n, o in R.OBSERVABLES.items() if o.walked}
+    assert walked == {"displacement_through", "blocked_distance"}
+    assert all(observables.observable(n).alone is not None for n in walked)
 
 
 # --- effects: bundle/model.py <-> runtime/effects.py <-> schemas/ <-> docs/bundle.md -----------------

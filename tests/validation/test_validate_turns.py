@@ -148,7 +148,7 @@ def test_a_change_watched_under_an_auditors_turn_is_a_counterexample(hoarding_en
     (sample points of the box) the look-away fires while two metres of the hoarding fill the frame's
     edge: validate reports the change happening in view.  With the pixel rule the trigger waits, and
     only the full turn away makes it fire, unseen."""
-    from wac.runtime.anomaly_triggers import AnomalyTriggers
+    from wac.runtime.triggers import AnomalyTriggers
 
     task, plan = hoarding_end.task(), hoarding_end.plan()
     look = Step("turn", (("degrees", 69.0),), "Turn away.")
