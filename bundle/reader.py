@@ -17,6 +17,7 @@ read only by an explicit `bundle.rubric()`, so code that builds the auditor's in
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,13 @@ __all__ = [
 
 # files that stand for their bundle when a path names one of them
 _MEMBERS = (TASK, PLAN, SCRIPT)
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(model, text: str):
+    """`text` read as `model`, kept for the next read of the same text: a self-check builds two
+    worlds of each task, and the models are frozen (the same object serves both)."""
+    return model.model_validate_json(text)
 
 
 @dataclass(frozen=True)
@@ -102,7 +110,7 @@ class Bundle:
     def _read(self, rel: str, model):
         f = self.path / rel
         try:
-            return model.model_validate_json(f.read_text(encoding="utf-8"))
+            return _parsed(model, f.read_text(encoding="utf-8"))
         except OSError as exc:
             raise BundleError(f"{self.path}: no readable {rel}: {exc}; rebuild it with `wac build`") from None
         except ValueError as exc:

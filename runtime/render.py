@@ -213,7 +213,9 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         self._culler = self.ren.GetCullers().GetItemAsObject(0)  # frustum culling, off while lamp maps bake
         self._passes = None
         if shadows:
-            self._passes, self._bake_seq, self._reuse_seq = self._shadow_passes(shadow_resolution)
+            self._passes, self._bake_seq, self._reuse_seq, self._bake_only = self._shadow_passes(
+                shadow_resolution
+            )
         self._seg_mode = False
         self._cutaway = False  # the frame's camera cuts away ceilings and roofs (`Camera.cutaway`)
         self._changed = world.watch()  # objects assigned since the last `sync`
@@ -309,11 +311,11 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
 
     def pass_frame(self, cam: Camera) -> None:
         """What `render(cam)` does to the renderer, without the image: the scene is synced and the
-        shadow maps re-baked when `render` would re-bake them (drawing the frame then), so later
-        frames come out exactly as if this one had been rendered (bakes depend on what was seen)."""
-        bake = self._prepare(cam)
-        if bake:
-            self._draw(bake)
+        shadow maps re-baked when `render` would re-bake them (the bake alone, not the frame), so
+        later frames come out exactly as if this one had been rendered (bakes depend on what was
+        seen)."""
+        if self._prepare(cam):
+            self._bake(cam)
 
     def _prepare(self, cam: Camera) -> bool:
         """Camera and scene for a frame from `cam`; whether the shadow maps must be re-baked for it."""
@@ -322,25 +324,34 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         self.sync()
         return bool(self.shadows and self._need_bake(cam))
 
+    def _bake(self, cam: Camera) -> None:
+        """Bake the shadow maps as `_draw(bake=True)` would, without drawing the frame: the maps are
+        what later frames read; the frame itself was never wanted."""
+        self._set_passes(self._bake_only, bake=True)
+        self.xray.DrawOff()
+        self.win.Render()
+        self.xray.DrawOn()
+
+    def _set_passes(self, opaque, bake: bool) -> None:
+        self._passes.SetOpaquePass(opaque)
+        self.ren.SetPass(self._passes)
+        # lamp maps need the baker's shaders on every prop, which it sets up on those the camera's
+        # culling kept only: bake them with culling off (a sun map needs no such help: "shadow shaders")
+        cull = not (
+            bake
+            and any(
+                lt.GetPositional() and lt.GetConeAngle() < 90.0 for lt in self._lamp_lights if lt.GetSwitch()
+            )
+        )
+        cullers = self.ren.GetCullers()
+        if not cull and cullers.GetNumberOfItems():
+            cullers.RemoveAllItems()
+        elif cull and not cullers.GetNumberOfItems():
+            cullers.AddItem(self._culler)
+
     def _draw(self, bake: bool) -> np.ndarray:
         if self.shadows:
-            self._passes.SetOpaquePass(self._bake_seq if bake else self._reuse_seq)
-            self.ren.SetPass(self._passes)
-            # lamp maps need the baker's shaders on every prop, which it sets up on those the camera's
-            # culling kept only: bake them with culling off (a sun map needs no such help: "shadow shaders")
-            cull = not (
-                bake
-                and any(
-                    lt.GetPositional() and lt.GetConeAngle() < 90.0
-                    for lt in self._lamp_lights
-                    if lt.GetSwitch()
-                )
-            )
-            cullers = self.ren.GetCullers()
-            if not cull and cullers.GetNumberOfItems():
-                cullers.RemoveAllItems()
-            elif cull and not cullers.GetNumberOfItems():
-                cullers.AddItem(self._culler)
+            self._set_passes(self._bake_seq if bake else self._reuse_seq, bake)
         scene = self.world.scene
         if scene.fog is None:
             self.win.Render()

@@ -113,7 +113,7 @@ def unlit(prop, color) -> None:
 class ShadowMaps:
     """Shadow maps, the sun's twin, shadow shaders and ghosts of a `Renderer`.
 
-    Owns `_baked`, `bakes`, `_roles`, `ghosts`, `_ghost_key`, `_bake_seq`/`_reuse_seq`; reads the
+    Owns `_baked`, `bakes`, `_roles`, `ghosts`, `_ghost_key`, `_bake_seq`/`_reuse_seq`/`_bake_only`; reads the
     renderer's VTK objects (`vtk`, `ren`, `xray`, `sun`, `sun_twin`, `_lamp_lights`, `_sources`), the
     actors (`groups`, `proxies`, `_pose_key`, `_group_sig`, `_anchor_box`) and `world`."""
 
@@ -239,9 +239,13 @@ class ShadowMaps:
         again = vtk.vtkRenderPassCollection()
         again.AddItem(shadows)
         reuse.SetPasses(again)
+        only = vtk.vtkSequencePass()  # the bake alone, for a frame nobody sees (`Renderer.pass_frame`)
+        alone = vtk.vtkRenderPassCollection()
+        alone.AddItem(shadows.GetShadowMapBakerPass())
+        only.SetPasses(alone)
         steps = vtk.vtkRenderStepsPass()
         steps.SetOpaquePass(seq)
-        return steps, seq, reuse
+        return steps, seq, reuse, only
 
     def _sync_twin(self) -> None:
         """The sun's twin is on while the sun shines and a shown object casts no shadow of its own on
