@@ -76,7 +76,10 @@ def object_meshes(obj: B.SceneObject):
     return [(pid, m) for pid, m, _ in solid_meshes(obj)]
 
 
+@lru_cache(maxsize=2048)
 def _collision_manager(obj: B.SceneObject, solid_only: bool):
+    """FCL's view of an object's (solid) parts, kept for the next query of an equal object: the
+    clean and perturbed worlds of a task, and the tasks of a scene, ask about the same objects."""
     import fcl
     from trimesh.collision import mesh_to_BVH, mesh_to_convex
 
