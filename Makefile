@@ -15,8 +15,10 @@ run: $(VENV)/.installed
 	$(WAC) build tasks_src/ taxonomy/examples/ -o build/
 	$(WAC) selfcheck build/ --jobs 2
 
+# the suite on two workers (pytest-xdist; tests are independent, the corpus is built once for both)
+TEST_JOBS ?= 2
 test: $(VENV)/.installed
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

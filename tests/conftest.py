@@ -61,10 +61,16 @@ def project(tmp_path: Path):
 def shipped_build(tmp_path_factory):
     """The shipped tasks and the taxonomy's demonstration tasks, compiled once per test session,
     strictly (a warning fails the corpus test): (the compiler's result, the build directory).
-    Tests read it; a test that edits a bundle copies it first."""
+    Tests read it; a test that edits a bundle copies it first.  Under pytest-xdist (`make test`
+    runs two workers) the workers share one build directory: builds into one directory take turns,
+    and the second worker finds every bundle up to date (`compile_project` is incremental)."""
     from wac.compiler.pipeline import compile_project
 
-    out = tmp_path_factory.mktemp("shipped") / "build"
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        out = tmp_path_factory.getbasetemp().parent / "shipped" / "build"
+        out.parent.mkdir(parents=True, exist_ok=True)
+    else:
+        out = tmp_path_factory.mktemp("shipped") / "build"
     sources = [ROOT / "tasks_src", ROOT / "taxonomy" / "examples"]
     res = compile_project(sources, ROOT, out=out, jobs=min(2, os.cpu_count() or 1), strict=True)
     return res, out
