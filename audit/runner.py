@@ -366,14 +366,15 @@ def _run_locked(
         else:
             import os
 
-            from wac.backends import as_completed, local_pool
+            from wac.backends import local_pool
+            from wac.validation.pool import by_scene, scenes_of
 
             # spawn: VTK/EGL and pybullet do not survive fork; Ctrl-C cancels queued episodes at
-            # once and kills running ones (their `.partial` directories are redone on resume)
+            # once and kills running ones (their `.partial` directories are redone on resume); a
+            # worker stays on a scene (`by_scene`: what a process keeps of a scene serves its tasks)
             with local_pool(jobs, "spawn", worker_init, (os.getpid(),)) as ex:
-                futs = [ex.submit(_episode_job, *a) for a in args]
-                for f in as_completed(futs):
-                    statuses.append(f.result())
+                for _, status in by_scene(ex, jobs, _episode_job, args, scenes_of(todo)):
+                    statuses.append(status)
                     if bar:
                         bar.update(statuses[-1]["ok"])
     finally:

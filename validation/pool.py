@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from wac.bundle.reader import PLAN, TASK, is_build, read_index, where_instead
@@ -64,32 +64,44 @@ def run_many(
             for i, b in enumerate(bundles):
                 finished(i, safe_check(str(b), out))
         else:
-            from concurrent.futures import FIRST_COMPLETED, wait
-
             from wac.backends import local_pool
 
-            queue = SceneQueue(scenes_of(bundles))
-            running = {}
             # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
             with local_pool(jobs, "spawn", initializer=_settle_worker) as ex:
-
-                def submit(after: str | None) -> None:
-                    got = queue.next(after)
-                    if got is not None:
-                        running[ex.submit(safe_check, str(bundles[got[0]]), out)] = got
-
-                for _ in range(jobs):
-                    submit(None)
-                while running:  # wake every 0.5 s: a Ctrl-C is seen at once (`backends.as_completed`)
-                    done, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        i, scene = running.pop(fut)
-                        submit(scene)  # the worker that just finished takes it: the others are busy
-                        finished(i, fut.result())
+                calls = [(str(b), out) for b in bundles]
+                for i, r in by_scene(ex, jobs, safe_check, calls, scenes_of(bundles)):
+                    finished(i, r)
     finally:
         if bar:
             bar.close()
     return [results[i] for i in range(len(bundles))]
+
+
+def by_scene(
+    ex, jobs: int, fn: Callable, calls: list[tuple], scenes: list[str]
+) -> Iterator[tuple[int, object]]:
+    """`fn(*calls[i])` on the `jobs` workers of the process pool `ex`, each worker staying on a scene
+    (`SceneQueue`): only `jobs` calls are in flight, so the worker that just finished is the one that
+    takes the next call, of its scene.  Yields (i, result) as they finish; waking every 0.5 s, so a
+    Ctrl-C is seen at once (`backends.as_completed`)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    queue = SceneQueue(scenes)
+    running = {}
+
+    def submit(after: str | None) -> None:
+        got = queue.next(after)
+        if got is not None:
+            running[ex.submit(fn, *calls[got[0]])] = got
+
+    for _ in range(jobs):
+        submit(None)
+    while running:
+        done, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
+        for fut in done:
+            i, scene = running.pop(fut)
+            submit(scene)  # the worker that just finished takes it: the others are busy
+            yield i, fut.result()
 
 
 def _settle_worker() -> None:

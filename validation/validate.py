@@ -634,14 +634,22 @@ def _results(
             log = (lambda m: print(m, file=sys.stderr)) if args.verbose else None
             yield path, validate_bundle(path, examples, args.seed, log=log), []
     else:
-        from wac.backends import local_pool, result
+        from wac.backends import local_pool
 
-        # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork
+        from .pool import by_scene, scenes_of
+
+        # a fresh interpreter per worker: VTK/EGL and pybullet do not survive fork; a worker stays on
+        # a scene (`by_scene`), and results are printed in input order as soon as they can be
+        calls = [(p, examples, args.seed, args.verbose) for p in paths]
+        done: dict[int, tuple] = {}
+        nxt = 0
         with local_pool(jobs, "spawn") as ex:
-            futs = [ex.submit(_job, p, examples, args.seed, args.verbose) for p in paths]
-            for path, fut in zip(paths, futs, strict=True):
-                res, lines = result(fut)
-                yield path, res, lines
+            for i, got in by_scene(ex, jobs, _job, calls, scenes_of([Path(p) for p in paths])):
+                done[i] = got
+                while nxt in done:
+                    res, lines = done.pop(nxt)
+                    yield paths[nxt], res, lines
+                    nxt += 1
 
 
 def _print_result(path: str, res: ValidationResult, lines: list[str], examples: int) -> int:
