@@ -315,7 +315,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         later frames come out exactly as if this one had been rendered (bakes depend on what was
         seen)."""
         if self._prepare(cam):
-            self._bake(cam)
+            self._bake()
 
     def _prepare(self, cam: Camera) -> bool:
         """Camera and scene for a frame from `cam`; whether the shadow maps must be re-baked for it."""
@@ -324,7 +324,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         self.sync()
         return bool(self.shadows and self._need_bake(cam))
 
-    def _bake(self, cam: Camera) -> None:
+    def _bake(self) -> None:
         """Bake the shadow maps as `_draw(bake=True)` would, without drawing the frame: the maps are
         what later frames read; the frame itself was never wanted."""
         self._set_passes(self._bake_only, bake=True)

@@ -111,8 +111,7 @@ def _settle_worker() -> None:
     imported modules' objects were about 2% of a worker's time, and nothing here needs them sooner."""
     import gc
 
-    import wac.runtime.env  # noqa: F401 - VTK, pybullet, trimesh and the bundle models
-    import wac.validation.bundlecheck  # noqa: F401
+    import wac.runtime.env  # noqa: F401 - VTK, pybullet, trimesh and the bundle models (this module has the checks)
 
     gc.collect()
     gc.freeze()
