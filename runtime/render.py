@@ -13,8 +13,9 @@ and hidden casters.  `render_ids` and `render_depth` are internal: flat-coloured
 
 The `Renderer` is put together from its parts: `render_scene.SceneActors` (actors from the world's
 objects), `render_lights.Lamps`, `render_shadows.ShadowMaps` (shadow shaders, bakes, twin, ghosts),
-`render_probe.ViewProbe` (how many pixels of a trigger's target the camera shows); this module sets
-up their shared VTK state and makes the frames.  `camera.py` holds the `Camera`.
+`render_probe.ViewProbe` (how many pixels of a trigger's target the camera shows),
+`render_flat.FlatTwins` (the scene's flat twin, which draws the ids, depth and probe counts); this
+module sets up their shared VTK state and makes the frames.  `camera.py` holds the `Camera`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from wac.errors import WacError
 
 from .atmosphere import fogged, tinted
 from .camera import FAR, NEAR, Camera, look_at
+from .render_flat import FlatTwins, id_color
 from .render_lights import Lamps
 from .render_probe import ViewProbe
 from .render_scene import ActorGroup, SceneActors, shared_geometry
@@ -116,13 +118,7 @@ def _close_slots() -> None:
         free.clear()
 
 
-def id_color(index: int) -> tuple[float, float, float]:
-    """Flat colour encoding an object index (index + 2 so that 0 = sky and 1 = ground)."""
-    v = index + 2
-    return ((v & 255) / 255.0, ((v >> 8) & 255) / 255.0, ((v >> 16) & 255) / 255.0)
-
-
-class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
+class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins):
     """Offscreen VTK renderer bound to one `World`."""
 
     def __init__(
@@ -169,6 +165,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         self.sun.SetPositional(False)
         self.ren.AddLight(self.sun)
         self.xray.AddLight(self.sun)
+        self._flat_setup()
         self.sun_twin = vtk.vtkLight()  # see SUN_TWIN_RAD
         self.sun_twin.SetLightTypeToSceneLight()
         self.sun_twin.SetPositional(False)
@@ -179,7 +176,6 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         polys, merged = shared_geometry()
         self._polys: dict = polys
         self._textures: dict = {}
-        self._flats: dict[tuple, object] = {}  # (colour, culling) -> an unlit property (`_flat`)
         self.actors: dict[tuple[str, str], object] = {}  # (object id, part id) -> the actor drawing that part
         self.groups: dict[str, list[ActorGroup]] = {}  # object id -> its actors
         self._group_sig: dict[str, tuple] = {}
@@ -228,7 +224,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
             self.ren.SetPass(None)  # before its passes and renderers release their resources
             if self._passes is not None:
                 self._passes.ReleaseGraphicsResources(self.win)
-            _release(self._slot, (self.ren, self.xray))
+            _release(self._slot, (self.ren, self.xray, *self._flat_renderers()))
             self.win = None
 
     def sync(self) -> None:
@@ -365,98 +361,6 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe):
         fog = scene.fog
         color = np.asarray(fog.color if fog.color is not None else self.ren.GetBackground(), dtype=float)
         return tinted(fogged(self._grab(), depth, fog, color), scene.tint)
-
-    def render_ids(self, cam: Camera, with_depth: bool = False):
-        """Object-index image (int32, 0 = sky, -1 = ground), optionally with metric depth (inf = sky)."""
-        self._set_camera(cam)
-        self.sync()
-        saved = []
-        actors = [(oid, g.actor) for oid, groups in self.groups.items() for g in groups]
-        textures = [(a, a.GetTexture()) for _, a in actors] + [(self._ground, self._ground.GetTexture())]
-        for a, _ in textures:
-            a.SetTexture(None)
-        for oid, actor in actors:
-            st = self.world.objects[oid]
-            prop = actor.GetProperty()
-            saved.append((actor, prop))
-            actor.SetProperty(self._flat(id_color(st.index), prop))
-        for oid, actor in self.proxies.items():
-            prop = actor.GetProperty()
-            saved.append((actor, prop))
-            actor.SetProperty(self._flat(id_color(self.world.objects[oid].index), prop))
-        shadow_vis = [(a, a.GetVisibility()) for a in self.ghosts.values()]
-        for a, _ in shadow_vis:
-            a.SetVisibility(False)
-        gprop = self._ground.GetProperty()
-        self._ground.SetProperty(self._flat(id_color(-1), gprop))
-        sprop = self._skirt.GetProperty()
-        self._skirt.SetProperty(self._flat(id_color(-1), sprop))
-        bg = self.ren.GetBackground()
-        self.ren.SetBackground(0, 0, 0)
-        self.ren.SetPass(None)
-        try:
-            alone = with_depth and self._xray_empty()  # ids and depth from one frame
-            if alone:
-                self.xray.DrawOff()
-            self.win.Render()
-            img = self._grab().astype(np.int32)
-            code = img[..., 0] + (img[..., 1] << 8) + (img[..., 2] << 16)
-            ids = np.where(code == 0, 0, code - 2)
-            depth = None
-            if alone:
-                depth = self._depth()
-                self.xray.DrawOn()
-            elif with_depth:  # the x-ray layer clears depth: read it without that layer
-                self.xray.DrawOff()
-                self.win.Render()
-                depth = self._depth()
-                self.xray.DrawOn()
-        finally:
-            self.xray.DrawOn()
-            for actor, prop in saved:
-                actor.SetProperty(prop)
-            for a, tex in textures:
-                a.SetTexture(tex)
-            for a, v in shadow_vis:
-                a.SetVisibility(v)
-            self._ground.SetProperty(gprop)
-            self._skirt.SetProperty(sprop)
-            self.ren.SetBackground(*bg)
-        return (ids, depth) if with_depth else ids
-
-    def _flat(self, color, like):
-        """An unlit property of exactly `color`, keeping face culling of `like` (made once each)."""
-        key = (*color, like.GetFrontfaceCulling(), like.GetBackfaceCulling())
-        flat = self._flats.get(key)
-        if flat is None:
-            flat = self._flats[key] = self._new_flat(color, like)
-        return flat
-
-    def _new_flat(self, color, like):
-        flat = self.vtk.vtkProperty()
-        flat.SetLighting(False)
-        flat.SetAmbient(1.0)
-        flat.SetDiffuse(0.0)
-        flat.SetSpecular(0.0)
-        flat.SetColor(*color)
-        flat.SetAmbientColor(*color)
-        flat.SetDiffuseColor(*color)
-        flat.SetFrontfaceCulling(like.GetFrontfaceCulling())
-        flat.SetBackfaceCulling(like.GetBackfaceCulling())
-        return flat
-
-    def _xray_empty(self) -> bool:
-        """Whether the x-ray layer draws nothing now (no object shows through occluders)."""
-        props = self.xray.GetViewProps()
-        props.InitTraversal()
-        for _ in range(props.GetNumberOfItems()):
-            if props.GetNextProp().GetVisibility():
-                return False
-        return True
-
-    def render_depth(self, cam: Camera) -> np.ndarray:
-        """Metric depth along the view axis (float32 H x W, inf where nothing was drawn)."""
-        return self.render_ids(cam, with_depth=True)[1]
 
     def _depth(self) -> np.ndarray:
         arr = self.vtk.vtkFloatArray()

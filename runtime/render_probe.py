@@ -229,52 +229,32 @@ class ViewProbe:
 
     # --- the draw -------------------------------------------------------------------------------------
     def _draw_probe(self, own: list, occluders: list, extra: list) -> float:
-        """Draw `own` white and `occluders` black, nothing else, and count the white pixels (640x480)."""
+        """Draw `own` white and `occluders` black, nothing else, and count the white pixels (640x480):
+        by the flat twins (render_flat.py) of the scene's actors, and the stand-ins themselves."""
         pw = min(PROBE_W, self.width)
         ph = min(self.height, max(1, round(pw * self.height / self.width)))
-        keep = {id(a) for a in own} | {id(a) for a in occluders}
-        hidden = []
-        for ren in (self.ren, self.xray):
-            col = ren.GetActors()
-            col.InitTraversal()
-            for _ in range(col.GetNumberOfItems()):
-                a = col.GetNextActor()
-                if id(a) not in keep and a.GetVisibility():
-                    a.SetVisibility(False)
-                    hidden.append(a)
+        paint = {a: BLACK for a in occluders}
+        paint.update((a, WHITE) for a in own)
+        self._sync_twins(paint)
         for a in extra:
-            self.ren.AddActor(a)
-        saved = [(a, a.GetProperty(), a.GetTexture(), a.GetVisibility()) for a in own + occluders]
-        for a in own:
             a.SetProperty(self._flat(WHITE, a.GetProperty()))
-        for a in occluders:
-            a.SetProperty(self._flat(BLACK, a.GetProperty()))
-        for a, *_ in saved:
-            a.SetTexture(None)
-            a.SetVisibility(True)
-        bg = self.ren.GetBackground()
-        self.ren.SetBackground(*BLACK)
-        self.ren.SetPass(None)
+            self.flat.AddActor(a)
         view = (0.0, 0.0, pw / self.width, ph / self.height)
-        self.ren.SetViewport(*view)
-        self.xray.SetViewport(*view)
+        top = self.flat_xray
+        for ren in self._flat_renderers():
+            ren.SetViewport(*view)
+        top.SetDraw(not self._xray_empty(top))
         try:
-            self.win.Render()
+            self._flat_render()
             arr = self.vtk.vtkUnsignedCharArray()
             self.win.GetPixelData(0, 0, pw - 1, ph - 1, 0, arr, 0)
             n = int(np.count_nonzero(self.nps.vtk_to_numpy(arr)[:, 0] == 255))  # white: R is enough
         finally:
-            self.ren.SetViewport(0.0, 0.0, 1.0, 1.0)
-            self.xray.SetViewport(0.0, 0.0, 1.0, 1.0)
-            self.ren.SetBackground(*bg)
-            for a, prop, tex, vis in saved:
-                a.SetProperty(prop)
-                a.SetTexture(tex)
-                a.SetVisibility(vis)
+            top.DrawOff()
+            for ren in self._flat_renderers():
+                ren.SetViewport(0.0, 0.0, 1.0, 1.0)
             for a in extra:
-                self.ren.RemoveActor(a)
-            for a in hidden:
-                a.SetVisibility(True)
+                self.flat.RemoveActor(a)
         return px640(n, pw, ph)
 
 

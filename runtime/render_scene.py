@@ -374,6 +374,7 @@ class SceneActors:
 
     def _sync_object(self, st: ObjectState, day: float) -> None:
         w = self.world
+        self._flat_dirty.add(st.id)  # its flat twins follow (render_flat.py)
         shown = st.present and not st.held and st.visible
         lit = w.lamp_lit(st)
         groups = self._groups(st)

@@ -137,7 +137,47 @@ def test_ids_and_depth_from_one_frame_equal_the_two_frame_reading(make_env, monk
     env = make_env(_scene())
     env.step("turn 20")
     ids1, depth1 = env.render_ids(with_depth=True)
-    monkeypatch.setattr(type(env.renderer), "_xray_empty", lambda self: False)
+    monkeypatch.setattr(type(env.renderer), "_xray_empty", lambda self, layer=None: False)
     ids2, depth2 = env.render_ids(with_depth=True)
     assert np.array_equal(ids1, ids2) and np.array_equal(depth1, depth2)
     assert (ids1 > 0).any() and np.isfinite(depth1).any()
+
+
+def test_flat_twins_follow_the_scene_and_leave_its_frames_alone(make_env):
+    """Ids, depth and probe counts come from the scene's flat twin (render_flat.py), brought in step
+    with the scene only for the objects that changed: while objects move, hide and come back, with
+    frames and probes in between, each reading equals a fresh renderer's, and the frames equal
+    those of a renderer that never drew a flat frame."""
+    from wac.runtime.render import Renderer
+    from wac.runtime.render_probe import Probe
+
+    moves = ((0.0, 0.0), (0.0, 0.8), (-0.5, 0.8))
+    probe = Probe(objects=("crate",))
+
+    def states(env):
+        for move in moves:
+            st = env.world.get("crate")
+            st.position = np.asarray(st.position, dtype=float) + (*move, 0.0)
+            env.world.get("chair_1").visible = move != (0.0, 0.8)
+            yield env.camera()
+
+    used = make_env(_scene())
+    got = []
+    for cam in states(used):
+        r = used.renderer
+        got.append((r.render(cam), *r.render_ids(cam, with_depth=True), r.probe_px(cam, probe)))
+    plain = make_env(_scene())
+    frames = [plain.renderer.render(cam) for cam in states(plain)]
+    other = make_env(_scene())
+    for k, cam in enumerate(states(other)):
+        fresh = Renderer(other.world, other.width, other.height, other.hfov, shadows=other.shadows)
+        ids, depth = fresh.render_ids(cam, with_depth=True)
+        px = fresh.probe_px(cam, probe)
+        fresh.close()
+        frame, ids_k, depth_k, px_k = got[k]
+        assert np.array_equal(frame, frames[k])
+        assert np.array_equal(ids, ids_k) and np.array_equal(depth, depth_k) and px == px_k
+    crate, chair = used.object_index("crate"), used.object_index("chair_1")
+    assert (got[0][1] == crate).any() and got[0][3] > 0
+    assert (got[0][1] == chair).any() and not (got[1][1] == chair).any() and (got[2][1] == chair).any()
+    assert not np.array_equal(got[0][1], got[1][1])
