@@ -144,6 +144,7 @@ class Physics(Bodies):
             fixedTimeStep=DT, numSubSteps=1, deterministicOverlappingPairs=1, physicsClientId=c
         )
         self.refs.clear()
+        self._shape_ids: dict[tuple, int] = {}  # shape type and numbers -> shape (`_collision_shape`)
         self.offsets.clear()
         self._posed.clear()
         self.com.clear()

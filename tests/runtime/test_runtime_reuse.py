@@ -181,3 +181,50 @@ def test_flat_twins_follow_the_scene_and_leave_its_frames_alone(make_env):
     assert (got[0][1] == crate).any() and got[0][3] > 0
     assert (got[0][1] == chair).any() and not (got[1][1] == chair).any() and (got[2][1] == chair).any()
     assert not np.array_equal(got[0][1], got[1][1])
+
+
+def test_equal_objects_turned_alike_share_collision_shapes_and_collide_as_copies(make_env, monkeypatch):
+    """Two chairs turned alike are built over one set of collision shapes (`_collision_shape`); walks
+    into the chairs and rays onto them come out exactly as with a shape made for every body."""
+    from wac.runtime.physics_bodies import Bodies
+
+    scene = task(
+        [
+            chair("chair_1", (2.0, 0.0, 0.0)),
+            chair("chair_2", (2.0, 3.0, 0.0)),
+            chair("chair_3", (2.0, -3.0, 0.0), yaw=30.0),
+        ]
+    )
+    acts = (
+        "move 3",
+        "turn 90",
+        "move 3",
+        "turn -90",
+        "move 1",
+        "turn -90",
+        "move 4",
+        "move 2",
+        "turn 90",
+        "move 2",
+    )
+
+    def run(env):
+        ph = env.physics
+        rays = [ph.ray((2.0, y, 3.0), (2.0, y, -1.0))[1] for y in (0.0, 3.0, -3.0)]
+        steps = [env.step(a) for a in acts]
+        return [(r.outcome, r.pose) for r in steps], rays, len(ph._shape_ids)
+
+    shared = run(make_env(scene))
+    made = []
+    real = Bodies._collision_shape
+
+    def every_time(self, args, same):
+        self._shape_ids.clear()
+        made.append(same)
+        return real(self, args, same)
+
+    monkeypatch.setattr(Bodies, "_collision_shape", every_time)
+    copies = run(make_env(scene))
+    assert shared[:2] == copies[:2]
+    assert shared[2] == len(set(made)) < len(made) - 6  # chair_2's use chair_1's, legs one another's
+    assert "blocked" in shared[0][0][0]  # the first walk stops at chair_1
