@@ -165,10 +165,21 @@ def world_bounds(parts, position, rotation_deg, scale) -> tuple[tuple[float, ...
     return tuple(round(float(v), 6) for v in lo), tuple(round(float(v), 6) for v in hi)
 
 
+_EXTENTS: dict[int, tuple[B.SceneObject, np.ndarray]] = {}  # id(object) -> (it, `own_extents`)
+
+
 def own_extents(obj: B.SceneObject) -> np.ndarray:
-    """The object's size in its own frame (x, y, z), scale included: what it measures, however turned."""
-    pts = np.vstack([part_corners_world(p, (0, 0, 0), (0, 0, 0), (1, 1, 1)) for p in obj.parts])
-    return (pts.max(axis=0) - pts.min(axis=0)) * np.abs(np.asarray(obj.scale))
+    """The object's size in its own frame (x, y, z), scale included: what it measures, however turned
+    (kept for the object: a task's worlds share most of their objects; read-only)."""
+    got = _EXTENTS.get(id(obj))
+    if got is None or got[0] is not obj:
+        if len(_EXTENTS) > 4096:  # it keeps the objects alive: a scene or two
+            _EXTENTS.clear()
+        pts = np.vstack([part_corners_world(p, (0, 0, 0), (0, 0, 0), (1, 1, 1)) for p in obj.parts])
+        e = (pts.max(axis=0) - pts.min(axis=0)) * np.abs(np.asarray(obj.scale))
+        e.setflags(write=False)
+        got = _EXTENTS[id(obj)] = (obj, e)
+    return got[1]
 
 
 def centre_of_mass(obj: B.SceneObject) -> np.ndarray:

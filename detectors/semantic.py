@@ -256,15 +256,9 @@ def _back_to_table(w: World, t: Thing) -> str:
 
 
 def _peers(w: World, t: Thing, within: float) -> list[Thing]:
-    sig = (t.spec.prefab or t.spec.name, tuple((p.shape, tuple(p.size)) for p in t.spec.parts))
-    return [
-        p
-        for p in w.things.values()
-        if p.id != t.id
-        and p.drawn
-        and (p.spec.prefab or p.spec.name, tuple((q.shape, tuple(q.size)) for q in p.spec.parts)) == sig
-        and math.dist(p.spec.position[:2], t.spec.position[:2]) <= within
-    ]
+    """The drawn things built as `t` is (`World.built_as`) within `within` of it in plan."""
+    here = t.spec.position[:2]
+    return [p for p in w.built_alike(t) if p.id != t.id and math.dist(p.spec.position[:2], here) <= within]
 
 
 def _yaw(d: np.ndarray) -> float:

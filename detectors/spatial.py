@@ -304,9 +304,7 @@ def _odd_peer(w: World, t: Thing, mats: dict[str, B.Material | None]) -> str:
         return ""
 
     def category(p: Thing, pid: str) -> str | None:
-        part = next((q for q in p.spec.parts if q.id == pid), None)
-        pm = w.material(part.material) if part is not None else None
-        return pm.category if pm is not None else None
+        return w.part_categories(p).get(pid)
 
     # a finding needs two like objects whose same part is of another material: where fewer differ,
     # the sets and lines (walls between, alignment) need not be worked out

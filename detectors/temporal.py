@@ -34,16 +34,8 @@ PEER_M = 15.0
 def _peers(w: World, t: Thing) -> list[Thing]:
     """Like objects built alike (same prefab, or same name for primitives, same parts) within PEER_M:
     the twins that show how it should work, whatever each is called (a house door and a door)."""
-    sig = tuple((p.shape, tuple(p.size)) for p in t.spec.parts)
-    kind = t.spec.prefab or t.spec.name
-    return [
-        p
-        for p in w.near(t, PEER_M)
-        if p.drawn
-        and (p.spec.prefab or p.spec.name) == kind
-        and tuple((q.shape, tuple(q.size)) for q in p.spec.parts) == sig
-        and math.dist(p.spec.position[:2], t.spec.position[:2]) <= PEER_M
-    ]
+    here = t.spec.position[:2]
+    return [p for p in w.near_alike(t, PEER_M) if math.dist(p.spec.position[:2], here) <= PEER_M]
 
 
 # --- existence ---------------------------------------------------------------------------------

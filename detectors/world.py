@@ -166,7 +166,58 @@ class World:
         things, lo, hi = self.boxes()
         tlo, thi = np.asarray(t.spec.aabb_min) - gap, np.asarray(t.spec.aabb_max) + gap
         hit = np.all((lo <= thi) & (hi >= tlo), axis=1)
-        return [things[i] for i in np.flatnonzero(hit) if things[i].id != t.id]
+        if "index" not in self.memo:
+            self.memo["index"] = {x.spec.id: i for i, x in enumerate(things)}
+        own = self.memo["index"].get(t.spec.id)
+        if own is not None:
+            hit[own] = False
+        return [things[i] for i in np.flatnonzero(hit)]
+
+    def built_as(self, t: Thing) -> tuple:
+        """What makes two things twins: their prefab (or name, for primitives) and each part's shape
+        and size (kept per thing of this world)."""
+        key = ("built", t.spec.id)
+        got = self.memo.get(key)
+        if got is None or got[0] is not t.spec:
+            o = t.spec
+            got = self.memo[key] = (o, (o.prefab or o.name, tuple((p.shape, tuple(p.size)) for p in o.parts)))
+        return got[1]
+
+    def built_alike(self, t: Thing) -> list[Thing]:
+        """The drawn things built as `t` is (`built_as`), `t` among them, in world order."""
+        if "built_alike" not in self.memo:
+            groups: dict[tuple, list[Thing]] = {}
+            for x in self.things.values():
+                if x.drawn:
+                    groups.setdefault(self.built_as(x), []).append(x)
+            self.memo["built_alike"] = groups
+        return self.memo["built_alike"].get(self.built_as(t), [])
+
+    def near_alike(self, t: Thing, gap: float) -> list[Thing]:
+        """`near(t, gap)` of the things built as `t` is (`built_alike`): its drawn twins near it."""
+        things, lo, hi = self.boxes()
+        index = self.memo.get("index") or self.memo.setdefault(
+            "index", {x.spec.id: i for i, x in enumerate(things)}
+        )
+        alike = [x for x in self.built_alike(t) if x.spec.id != t.spec.id]
+        if not alike:
+            return []
+        rows = [index[x.spec.id] for x in alike]
+        tlo, thi = np.asarray(t.spec.aabb_min) - gap, np.asarray(t.spec.aabb_max) + gap
+        hit = np.all((lo[rows] <= thi) & (hi[rows] >= tlo), axis=1)
+        return [x for x, h in zip(alike, hit, strict=True) if h]
+
+    def part_categories(self, t: Thing) -> dict[str, str | None]:
+        """Part id -> the category of its material (None: no such material), kept per thing."""
+        key = ("part_categories", t.spec.id)
+        got = self.memo.get(key)
+        if got is None or got[0] is not t.spec:
+            cats: dict[str, str | None] = {}
+            for q in t.spec.parts:
+                m = self.material(q.material)
+                cats.setdefault(q.id, m.category if m is not None else None)
+            got = self.memo[key] = (t.spec, cats)
+        return got[1]
 
     def alike(self, t: Thing) -> list[Thing]:
         """The other drawn things of the same prefab and name (what an observer takes for its kind)."""
