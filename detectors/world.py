@@ -173,25 +173,34 @@ class World:
             hit[own] = False
         return [things[i] for i in np.flatnonzero(hit)]
 
-    def built_as(self, t: Thing) -> tuple:
-        """What makes two things twins: their prefab (or name, for primitives) and each part's shape
-        and size (kept per thing of this world)."""
-        key = ("built", t.spec.id)
+    def _kept(self, kind: str, t: Thing, make):
+        """`make(t.spec)`, kept per thing of this world (and for that very record)."""
+        key = (kind, t.spec.id)
         got = self.memo.get(key)
         if got is None or got[0] is not t.spec:
-            o = t.spec
-            got = self.memo[key] = (o, (o.prefab or o.name, tuple((p.shape, tuple(p.size)) for p in o.parts)))
+            got = self.memo[key] = (t.spec, make(t.spec))
         return got[1]
 
-    def built_alike(self, t: Thing) -> list[Thing]:
-        """The drawn things built as `t` is (`built_as`), `t` among them, in world order."""
-        if "built_alike" not in self.memo:
+    def _drawn_groups(self, name: str, key) -> dict[tuple, list[Thing]]:
+        """The drawn things grouped by `key(thing)`, in world order (kept per world)."""
+        if name not in self.memo:
             groups: dict[tuple, list[Thing]] = {}
             for x in self.things.values():
                 if x.drawn:
-                    groups.setdefault(self.built_as(x), []).append(x)
-            self.memo["built_alike"] = groups
-        return self.memo["built_alike"].get(self.built_as(t), [])
+                    groups.setdefault(key(x), []).append(x)
+            self.memo[name] = groups
+        return self.memo[name]
+
+    def built_as(self, t: Thing) -> tuple:
+        """What makes two things twins: their prefab (or name, for primitives) and each part's shape
+        and size."""
+        return self._kept(
+            "built", t, lambda o: (o.prefab or o.name, tuple((p.shape, tuple(p.size)) for p in o.parts))
+        )
+
+    def built_alike(self, t: Thing) -> list[Thing]:
+        """The drawn things built as `t` is (`built_as`), `t` among them, in world order."""
+        return self._drawn_groups("built_alike", self.built_as).get(self.built_as(t), [])
 
     def near_alike(self, t: Thing, gap: float) -> list[Thing]:
         """`near(t, gap)` of the things built as `t` is (`built_alike`): its drawn twins near it."""
@@ -208,26 +217,21 @@ class World:
         return [x for x, h in zip(alike, hit, strict=True) if h]
 
     def part_categories(self, t: Thing) -> dict[str, str | None]:
-        """Part id -> the category of its material (None: no such material), kept per thing."""
-        key = ("part_categories", t.spec.id)
-        got = self.memo.get(key)
-        if got is None or got[0] is not t.spec:
+        """Part id -> the category of its material (None: no such material)."""
+
+        def make(o) -> dict[str, str | None]:
             cats: dict[str, str | None] = {}
-            for q in t.spec.parts:
+            for q in o.parts:
                 m = self.material(q.material)
                 cats.setdefault(q.id, m.category if m is not None else None)
-            got = self.memo[key] = (t.spec, cats)
-        return got[1]
+            return cats
+
+        return self._kept("part_categories", t, make)
 
     def alike(self, t: Thing) -> list[Thing]:
         """The other drawn things of the same prefab and name (what an observer takes for its kind)."""
-        if "alike" not in self.memo:
-            groups: dict[tuple, list[Thing]] = {}
-            for x in self.things.values():
-                if x.drawn:
-                    groups.setdefault((x.spec.prefab, x.spec.name), []).append(x)
-            self.memo["alike"] = groups
-        return [x for x in self.memo["alike"].get((t.spec.prefab, t.spec.name), []) if x.id != t.id]
+        groups = self._drawn_groups("alike", lambda x: (x.spec.prefab, x.spec.name))
+        return [x for x in groups.get((t.spec.prefab, t.spec.name), []) if x.id != t.id]
 
     def gap(self, t: Thing) -> float:
         """The gap under `t` as drawn; an object whose lowest point is down at the ground touches it
