@@ -108,8 +108,14 @@ def _settle_worker() -> None:
     """A self-check worker's start: import the simulator, then take what is in memory out of the
     garbage collector's sweeps (`gc.freeze`) and sweep less often.  A world allocates some hundred
     thousand small objects and frees them by reference counting; the collector's passes over the
-    imported modules' objects were about 2% of a worker's time, and nothing here needs them sooner."""
+    imported modules' objects were about 2% of a worker's time, and nothing here needs them sooner.
+    Software GL (Mesa's llvmpipe) rasterises in the worker's own thread (`LP_NUM_THREADS=0`, unless
+    set): the workers already fill the cores, and llvmpipe's own threads beside each cost 1.5-2.5%
+    more CPU for the same frames (docs/performance.md)."""
     import gc
+    import os
+
+    os.environ.setdefault("LP_NUM_THREADS", "0")
 
     import wac.runtime.env  # noqa: F401 - VTK, pybullet, trimesh and the bundle models (this module has the checks)
 

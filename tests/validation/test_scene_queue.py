@@ -58,3 +58,22 @@ def test_scenes_come_from_the_build_index(tmp_path):
     bundles = [tmp_path / "t1", tmp_path / "t2", tmp_path / "t3"]
     got = scenes_of(bundles)
     assert got[:2] == ["park", "park"] and got[2] not in ("park", got[0]) and got[2]
+
+
+def test_a_worker_rasterises_in_its_own_thread_unless_told_otherwise(monkeypatch):
+    """Self-check workers fill the cores: Mesa's llvmpipe draws in the worker's thread
+    (`LP_NUM_THREADS=0`) rather than in threads of its own beside each worker; a setting the user
+    gave is kept."""
+    import gc
+    import os
+
+    from wac.validation.pool import _settle_worker
+
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # this test process is no worker
+    monkeypatch.setattr(gc, "set_threshold", lambda *a: None)
+    monkeypatch.delenv("LP_NUM_THREADS", raising=False)
+    _settle_worker()
+    assert os.environ["LP_NUM_THREADS"] == "0"
+    monkeypatch.setenv("LP_NUM_THREADS", "4")
+    _settle_worker()
+    assert os.environ["LP_NUM_THREADS"] == "4"
