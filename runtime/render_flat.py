@@ -159,15 +159,18 @@ class FlatTwins:
         t.SetVisibility(True)
         self._twin_shown.add(a)
 
-    def _flat_render(self) -> None:
-        """Draw the flat renderers alone (the scene's are switched off meanwhile)."""
+    def _flat_render(self, xray: bool) -> None:
+        """Draw the flat renderers alone, the x-ray twin layer only if `xray` (the scene's renderers
+        are switched off meanwhile)."""
         self.ren.DrawOff()
         self.xray.DrawOff()
         self.flat.DrawOn()
+        self.flat_xray.SetDraw(xray)
         try:
             self.win.Render()
         finally:
             self.flat.DrawOff()
+            self.flat_xray.DrawOff()
             self.ren.DrawOn()
             self.xray.DrawOn()
 
@@ -176,23 +179,17 @@ class FlatTwins:
         self._set_camera(cam)
         self.sync()
         self._sync_twins()
-        top = self.flat_xray
-        alone = with_depth and self._xray_empty(top)  # ids and depth from one frame
-        top.SetDraw(not alone)
-        try:
-            self._flat_render()
-            img = self._grab().astype(np.int32)
-            code = img[..., 0] + (img[..., 1] << 8) + (img[..., 2] << 16)
-            ids = np.where(code == 0, 0, code - 2)
-            depth = None
-            if alone:
-                depth = self._depth()
-            elif with_depth:  # the x-ray layer clears depth: read it without that layer
-                top.DrawOff()
-                self._flat_render()
-                depth = self._depth()
-        finally:
-            top.DrawOff()
+        alone = with_depth and self._xray_empty(self.flat_xray)  # ids and depth from one frame
+        self._flat_render(xray=not alone)
+        img = self._grab().astype(np.int32)
+        code = img[..., 0] + (img[..., 1] << 8) + (img[..., 2] << 16)
+        ids = np.where(code == 0, 0, code - 2)
+        depth = None
+        if alone:
+            depth = self._depth()
+        elif with_depth:  # the x-ray layer clears depth: read it without that layer
+            self._flat_render(xray=False)
+            depth = self._depth()
         return (ids, depth) if with_depth else ids
 
     def render_depth(self, cam: Camera) -> np.ndarray:

@@ -240,17 +240,14 @@ class ViewProbe:
             a.SetProperty(self._flat(WHITE, a.GetProperty()))
             self.flat.AddActor(a)
         view = (0.0, 0.0, pw / self.width, ph / self.height)
-        top = self.flat_xray
         for ren in self._flat_renderers():
             ren.SetViewport(*view)
-        top.SetDraw(not self._xray_empty(top))
         try:
-            self._flat_render()
+            self._flat_render(xray=not self._xray_empty(self.flat_xray))
             arr = self.vtk.vtkUnsignedCharArray()
             self.win.GetPixelData(0, 0, pw - 1, ph - 1, 0, arr, 0)
             n = int(np.count_nonzero(self.nps.vtk_to_numpy(arr)[:, 0] == 255))  # white: R is enough
         finally:
-            top.DrawOff()
             for ren in self._flat_renderers():
                 ren.SetViewport(0.0, 0.0, 1.0, 1.0)
             for a in extra:

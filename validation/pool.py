@@ -110,8 +110,8 @@ def _settle_worker() -> None:
     thousand small objects and frees them by reference counting; the collector's passes over the
     imported modules' objects were about 2% of a worker's time, and nothing here needs them sooner.
     Software GL (Mesa's llvmpipe) rasterises in the worker's own thread (`LP_NUM_THREADS=0`, unless
-    set): the workers already fill the cores, and llvmpipe's own threads beside each cost 1.5-2.5%
-    more CPU for the same frames (docs/performance.md)."""
+    set): the workers already fill the cores, and llvmpipe's own threads beside each cost about 5%
+    more CPU over the corpus for the same frames (docs/performance.md)."""
     import gc
     import os
 
