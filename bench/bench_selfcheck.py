@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_selfcheck.py [BUILD_DIR] [-j N] [--limit K]
     .venv/bin/python bench/bench_selfcheck.py --sample [BUILD_DIR] [--compare OLD_CHECKOUT] [--rounds R]
+        [--per-env K]
 
 Without `--sample`: builds `tasks_src/` and `taxonomy/examples/` into a temporary directory (or uses
 BUILD_DIR) and self-checks every bundle in N processes (default 2, the CI machines' cores), as
@@ -9,7 +10,8 @@ BUILD_DIR) and self-checks every bundle in N processes (default 2, the CI machin
 
 With `--sample`: the fixed sample, the first task and the middle task (by id) of every environment
 (each `tasks_src/` folder and `taxonomy/examples/`), is self-checked in one warm process per code,
-task by task, and each task's CPU seconds (`time.process_time`: every thread of the process) are
+task by task (`--per-env K`: the first K tasks of every environment instead, consecutive tasks
+mostly of one scene, as a self-check worker meets them), and each task's CPU seconds (`time.process_time`: every thread of the process) are
 recorded.  `--compare OLD_CHECKOUT` (for example `git worktree add /tmp/before <rev>`) runs the same
 tasks under that checkout's wac in a second warm process, alternating the two task by task so both
 see the same machine load, checks that both reach the same verdicts and the same evidence frames,
@@ -38,8 +40,10 @@ ROOT = Path(__file__).resolve().parents[1]
 IGNORED = {"seconds", "reused", "bundle"}  # result fields that may differ between equal verdicts
 
 
-def sample(build: Path) -> list[Path]:
-    """The fixed sample: per environment (source folder), its first and middle bundle by task id."""
+def sample(build: Path, per_env: int = 0) -> list[Path]:
+    """The fixed sample: per environment (source folder), its first and middle bundle by task id;
+    with `per_env` K, its first K bundles instead (consecutive tasks, mostly of one scene: as a
+    self-check worker meets them, so what a process keeps per scene shows)."""
     by_env: dict[str, list[Path]] = defaultdict(list)
     for d in sorted(p for p in build.iterdir() if (p / "selfcheck.json").is_file()):
         src = json.loads((d / "task.json").read_text())["source"]
@@ -48,7 +52,7 @@ def sample(build: Path) -> list[Path]:
         by_env[env].append(d)
     out = []
     for _env, ds in sorted(by_env.items()):
-        out += sorted({ds[0], ds[len(ds) // 2]})
+        out += ds[:per_env] if per_env else sorted({ds[0], ds[len(ds) // 2]})
     return out
 
 
@@ -126,8 +130,10 @@ def _same_files(a: Path, b: Path) -> list[str]:
     )
 
 
-def compare(build: Path, before: Path | None, rounds: int, before_build: Path | None = None) -> int:
-    bundles = sample(build)
+def compare(
+    build: Path, before: Path | None, rounds: int, before_build: Path | None = None, per_env: int = 0
+) -> int:
+    bundles = sample(build, per_env)
     envs = len({json.loads((b / "task.json").read_text())["source"].split("/")[1] for b in bundles})
     print(f"sample: {len(bundles)} task(s) from {envs} environment folder(s) of {build}", flush=True)
     codes = {"after": Worker(None)}
@@ -220,6 +226,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the old checkout's own build of the same tasks (with --compare)",
     )
     p.add_argument("--rounds", type=int, default=1)
+    p.add_argument(
+        "--per-env",
+        type=int,
+        default=0,
+        metavar="K",
+        help="with --sample: the first K tasks of each environment (default: its first and middle task)",
+    )
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
@@ -239,7 +252,13 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     if args.sample:
         before_build = Path(args.before_build).resolve() if args.before_build else None
-        return compare(out, Path(args.compare).resolve() if args.compare else None, args.rounds, before_build)
+        return compare(
+            out,
+            Path(args.compare).resolve() if args.compare else None,
+            args.rounds,
+            before_build,
+            args.per_env,
+        )
     return throughput(out, args.jobs, args.limit)
 
 

@@ -158,7 +158,7 @@ class WorldEnv(AnomalyTriggers):
             self.renderer.close()
         self.world = World(self.task, self.bundle_dir)
         self.physics = Physics(self.world, ex.agent_radius_m, ex.eye_height_m)
-        self.renderer = Renderer(self.world, self.width, self.height, self.hfov, shadows=self.shadows)
+        self.renderer = Renderer.open(self.world, self.width, self.height, self.hfov, shadows=self.shadows)
         self.eye_height = ex.eye_height_m
         x, y, yaw, pitch = self.start_override or (*ex.start.position, ex.start.yaw_deg, ex.start.pitch_deg)
         self.physics.place_agent(x, y)

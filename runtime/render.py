@@ -34,6 +34,7 @@ from .camera import FAR, NEAR, Camera, look_at
 from .render_flat import FlatTwins, id_color
 from .render_lights import Lamps
 from .render_probe import ViewProbe
+from .render_reuse import Reuse, park, release_parked, unpark
 from .render_scene import ActorGroup, SceneActors, shared_geometry
 from .render_shadows import ShadowMaps
 from .world import World
@@ -112,13 +113,14 @@ def _release(slot: _Slot, renderers) -> None:
 
 @atexit.register
 def _close_slots() -> None:
+    release_parked()
     for free in _SLOTS.values():
         for slot in free:
             slot.win.Finalize()
         free.clear()
 
 
-class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins):
+class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins, Reuse):
     """Offscreen VTK renderer bound to one `World`."""
 
     def __init__(
@@ -218,8 +220,30 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins):
         self._scene_sig: tuple | None = None  # what every object's look depends on, at the last `sync`
         self._baked = None  # (global key, object keys, object boxes) at the last shadow bake
         self.bakes = 0
+        self._reuse_key = (self.width, self.height, self.hfov, self.shadows, self.lamp_cone)
+        self._reuse_setup()
+
+    @classmethod
+    def open(
+        cls, world: World, width: int = 640, height: int = 480, hfov_deg: float = 90.0, shadows: bool = True
+    ) -> Renderer:
+        """A renderer for `world`: the one the process kept from a world of an equal scene, re-bound to
+        this one (render_reuse.py), else a new one."""
+        if _pooled():
+            lamp_cone = 80.0 if world.scene.sun is None else 180.0
+            got = unpark(world, (int(width), int(height), float(hfov_deg), bool(shadows), lamp_cone))
+            if got is not None:
+                return got
+        return cls(world, width, height, hfov_deg, shadows=shadows)
 
     def close(self) -> None:
+        """Done with this world: kept for the next world of an equal scene when it can be
+        (render_reuse.py), else its window is handed on and its resources released."""
+        if self.win is not None and _pooled() and park(self):
+            return
+        self._release_now()
+
+    def _release_now(self) -> None:
         if self.win is not None:
             self.ren.SetPass(None)  # before its passes and renderers release their resources
             if self._passes is not None:
@@ -278,10 +302,16 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins):
             todo = list(w.objects.values())
         else:
             todo = [st for st in w.objects.values() if st.id in self._changed or st.render == "cull"]
+        carried = self._carrying
+        if carried:
+            todo = self._carried_over(todo, sig)
+        self._note_look(sig)
         self._scene_sig = sig
         self._changed.clear()
         for st in todo:
             self._sync_object(st, day)
+        if carried:
+            self._world_order()
         if self._order_dirty:
             self._order()
 

@@ -201,6 +201,9 @@ class World:
         self._selections: dict[Callable, Callable[[], list[ObjectState]]] = {}  # `selection`
         for spec in task.scene.objects:
             self.add(spec)
+        # every object assigned since the world was loaded (never emptied): the rest are as the scene
+        # declares them, which lets a renderer carry their actors over from an equal world (render_reuse)
+        self.touched: set[str] = self.watch()
 
     # --- objects -------------------------------------------------------------------------
     def add(self, spec: SceneObject) -> ObjectState:

@@ -228,3 +228,100 @@ def test_equal_objects_turned_alike_share_collision_shapes_and_collide_as_copies
     assert shared[:2] == copies[:2]
     assert shared[2] == len(set(made)) < len(made) - 6  # chair_2's use chair_1's, legs one another's
     assert "blocked" in shared[0][0][0]  # the first walk stops at chair_1
+
+
+def test_a_renderer_handed_to_a_world_of_an_equal_scene_draws_as_a_new_one(make_env):
+    """A closed renderer without shadow maps is kept and handed to the next world of an equal scene
+    with its actors (render_reuse.py).  Its frames, ids, depth, probe counts and draw order equal a
+    new renderer's: for objects the old world moved, hid or repainted, for a dynamic one whose pose
+    physics read back, for one the new world hid before its first frame, and while the new world
+    changes on.  A world of another scene gets a new renderer
+    (the kept one is released: one at a time), and a renderer whose lamps changed is not kept."""
+    from wac.runtime import render_reuse
+    from wac.runtime.camera import Camera
+    from wac.runtime.render import Renderer
+    from wac.runtime.render_probe import Probe
+    from wac.runtime.world import World
+
+    t = task(
+        [
+            wall("wall_1", (4.0, 0.0, 0.0)),
+            chair("chair_1", (2.0, 1.5, 0.0)),
+            fence("fence_1", (1.0, -3.0, 0.0), yaw=90.0),
+            box("crate", (0.6, 0.6, 0.6), (2.5, -1.0, 0.0), dynamic=True, mass_kg=20.0),
+            box("block_1", (0.5, 0.5, 0.5), (3.0, 2.5, 0.0)),
+            box("block_2", (0.5, 0.5, 0.5), (3.0, -2.5, 0.0)),  # as large: drawn after block_1
+        ]
+    )
+    probe = Probe(objects=("crate",))
+    cams = [
+        Camera((0.0, 0.0, 1.6), yaw, pitch, 90.0) for yaw, pitch in ((0.0, 5.0), (-40.0, 10.0), (20.0, 0.0))
+    ]
+
+    def new_world() -> World:
+        w = World(t)
+        w.get("fence_1").visible = False  # assigned before the first frame
+        return w
+
+    def draw_order(r: Renderer) -> list:
+        """Whose actors each layer draws, in order (ties between coplanar faces go by it)."""
+        owner = {g.actor: (oid, g.parts) for oid, gs in r.groups.items() for g in gs}
+        order = []
+        for ren in (r.ren, r.xray):
+            props = ren.GetViewProps()
+            props.InitTraversal()
+            order.append([owner.get(props.GetNextProp()) for _ in range(props.GetNumberOfItems())])
+        return order
+
+    def readings(r: Renderer, w: World) -> list:
+        out = []
+        for k, cam in enumerate(cams):
+            if k == 1:  # the world changes on while it runs
+                chair = w.get("chair_1")
+                chair.position = np.asarray(chair.position, dtype=float) + (0.0, -0.6, 0.0)
+            out.append((r.render(cam), *r.render_ids(cam, with_depth=True), r.probe_px(cam, probe)))
+        return out
+
+    render_reuse.release_parked()
+    old = make_env(t, shadows=False)
+    old.step("move 1.5")  # then the crate is moved, the wall hidden and a block repainted
+    crate = old.world.get("crate")
+    crate.position = np.asarray(crate.position, dtype=float) + (0.0, 1.2, 0.0)
+    old.world.get("wall_1").visible = False
+    old.world.get("block_1").parts["body"].material = "wood"  # its actor is made anew, and again
+    old.step("turn 5")  # drawn so
+    kept_actor = old.renderer.groups["chair_1"][0].actor
+    old.close()
+    assert len(render_reuse._PARKED) == 1
+
+    w = new_world()
+    reused = Renderer.open(w, 160, 120, 90.0, shadows=False)
+    assert reused.rebinds == 1 and reused.groups["chair_1"][0].actor is kept_actor
+    got = readings(reused, w)
+    got_order = draw_order(reused)
+    reused.close()
+    render_reuse.release_parked()
+    w2 = new_world()
+    fresh = Renderer.open(w2, 160, 120, 90.0, shadows=False)
+    assert fresh.rebinds == 0
+    want = readings(fresh, w2)
+    assert got_order == draw_order(fresh) and len(got_order[0]) == 9
+    for (frame, ids, depth, px), (frame2, ids2, depth2, px2) in zip(got, want, strict=True):
+        assert np.array_equal(frame, frame2) and np.array_equal(ids, ids2)
+        assert np.array_equal(depth, depth2) and px == px2
+    crate_i, wall_i = w.get("crate").index, w.get("wall_1").index
+    assert (want[0][1] == crate_i).any() and (want[0][1] == wall_i).any() and want[0][3] > 0
+    assert not np.array_equal(want[0][0], want[1][0])
+
+    fresh.close()  # kept again: a world of another scene gets a new one, and it is released
+    other = Renderer.open(World(_scene()), 160, 120, 90.0, shadows=False)
+    assert other.rebinds == 0 and not render_reuse._PARKED
+    other.close()
+
+    render_reuse.release_parked()
+    lit = make_env(_indoor(lights_nothing=False), shadows=False)
+    lit.step("turn 10")
+    lit.world.get("lamp_1").lit = False  # the lamps every actor's shader counts change
+    lit.step("turn 10")
+    lit.close()
+    assert not render_reuse._PARKED
