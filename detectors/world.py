@@ -166,12 +166,16 @@ class World:
         things, lo, hi = self.boxes()
         tlo, thi = np.asarray(t.spec.aabb_min) - gap, np.asarray(t.spec.aabb_max) + gap
         hit = np.all((lo <= thi) & (hi >= tlo), axis=1)
-        if "index" not in self.memo:
-            self.memo["index"] = {x.spec.id: i for i, x in enumerate(things)}
-        own = self.memo["index"].get(t.spec.id)
+        own = self._index().get(t.spec.id)
         if own is not None:
             hit[own] = False
         return [things[i] for i in np.flatnonzero(hit)]
+
+    def _index(self) -> dict[str, int]:
+        """Object id -> its row in `boxes()` (kept per world)."""
+        if "index" not in self.memo:
+            self.memo["index"] = {x.spec.id: i for i, x in enumerate(self.boxes()[0])}
+        return self.memo["index"]
 
     def _kept(self, kind: str, t: Thing, make):
         """`make(t.spec)`, kept per thing of this world (and for that very record)."""
@@ -205,9 +209,7 @@ class World:
     def near_alike(self, t: Thing, gap: float) -> list[Thing]:
         """`near(t, gap)` of the things built as `t` is (`built_alike`): its drawn twins near it."""
         things, lo, hi = self.boxes()
-        index = self.memo.get("index") or self.memo.setdefault(
-            "index", {x.spec.id: i for i, x in enumerate(things)}
-        )
+        index = self._index()
         alike = [x for x in self.built_alike(t) if x.spec.id != t.spec.id]
         if not alike:
             return []

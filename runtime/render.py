@@ -120,6 +120,20 @@ def _close_slots() -> None:
         free.clear()
 
 
+def _lamp_cone(world: World, lamp_shadows: bool | None) -> float:
+    """Lamps' cone angle.  VTK bakes shadow maps for directional and spot lights only: lamps become
+    80-degree downward spots when `lamp_shadows` (one more shadow map each), else 180-degree point
+    lights.  Default: lamp shadows in scenes without a sun (indoor), where they are the only shadows."""
+    if lamp_shadows is None:
+        lamp_shadows = world.scene.sun is None
+    return 80.0 if lamp_shadows else 180.0
+
+
+def _reuse_key(width, height, hfov_deg, shadows, lamp_cone) -> tuple:
+    """The settings a kept renderer must have been made with to take a world (render_reuse.py)."""
+    return (int(width), int(height), float(hfov_deg), bool(shadows), float(lamp_cone))
+
+
 class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins, Reuse):
     """Offscreen VTK renderer bound to one `World`."""
 
@@ -138,12 +152,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins, Reuse):
         self.world = world
         self.width, self.height, self.hfov = int(width), int(height), float(hfov_deg)
         self.shadows = shadows
-        # VTK bakes shadow maps for directional and spot lights only: lamps become 80-degree
-        # downward spots when lamp_shadows (one more shadow map each), else 180-degree point lights.
-        # Default: lamp shadows in scenes without a sun (indoor), where they are the only shadows.
-        if lamp_shadows is None:
-            lamp_shadows = world.scene.sun is None
-        self.lamp_cone = 80.0 if lamp_shadows else 180.0
+        self.lamp_cone = _lamp_cone(world, lamp_shadows)
         if shadow_resolution is None:
             # the sun's map spans the whole ground and needs the texels; a lamp's 160-degree map at 1024
             # texels looks the same as at 2048 (mean pixel difference 0.005 of 255 in the living room, with
@@ -220,7 +229,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins, Reuse):
         self._scene_sig: tuple | None = None  # what every object's look depends on, at the last `sync`
         self._baked = None  # (global key, object keys, object boxes) at the last shadow bake
         self.bakes = 0
-        self._reuse_key = (self.width, self.height, self.hfov, self.shadows, self.lamp_cone)
+        self._reuse_key = _reuse_key(self.width, self.height, self.hfov, self.shadows, self.lamp_cone)
         self._reuse_setup()
 
     @classmethod
@@ -230,8 +239,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins, Reuse):
         """A renderer for `world`: the one the process kept from a world of an equal scene, re-bound to
         this one (render_reuse.py), else a new one."""
         if _pooled():
-            lamp_cone = 80.0 if world.scene.sun is None else 180.0
-            got = unpark(world, (int(width), int(height), float(hfov_deg), bool(shadows), lamp_cone))
+            got = unpark(world, _reuse_key(width, height, hfov_deg, shadows, _lamp_cone(world, None)))
             if got is not None:
                 return got
         return cls(world, width, height, hfov_deg, shadows=shadows)
@@ -295,7 +303,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins, Reuse):
             bool(self.sun_twin.GetSwitch()),
             tuple(self._sources.get(id(self.ren), ())),
             tuple(self._sources.get(id(self.xray), ())),
-            id(w.scene),
+            id(w.scene),  # the last two: which scene and day-night (`_rebind` puts the new world's)
             id(w.day_night),
         )
         if rebuilt or sig != self._scene_sig:

@@ -110,10 +110,7 @@ class Reuse:
 
     def _world_order(self) -> None:
         """Objects' actors in world order, the x-ray layer drawn in it: as a new renderer's first sync."""
-        objects = self.world.objects
-        self.groups = {oid: self.groups[oid] for oid in objects if oid in self.groups} | {
-            oid: gs for oid, gs in self.groups.items() if oid not in objects
-        }
+        self.groups = {oid: self.groups[oid] for oid in self.world.objects if oid in self.groups}
         layered = [g.actor for gs in self.groups.values() for g in gs if self.xray.HasViewProp(g.actor)]
         for a in layered:
             self.xray.RemoveActor(a)
@@ -125,8 +122,7 @@ def park(renderer) -> bool:
     """Keep a closed renderer for the next world of its scene (the one kept before is released)."""
     if not renderer._parkable():
         return False
-    while _PARKED:
-        _PARKED.pop()._release_now()
+    release_parked()
     _PARKED.append(renderer)
     return True
 
