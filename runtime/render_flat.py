@@ -59,6 +59,12 @@ class FlatTwins:
         self._flat_dirty: set[str] = set()  # objects synced since the twins were (`_sync_object`)
         self._flats: dict[tuple, object] = {}  # (colour, culling) -> an unlit property (`_flat`)
 
+    def _flat_rebind(self) -> None:
+        """A new world for the same actors (render_reuse.py): every twin is looked at again."""
+        self._twin_layout = None
+        self._twin_stale = None
+        self._flat_dirty.clear()
+
     def _flat_renderers(self) -> tuple:
         return (self.flat, self.flat_xray)
 

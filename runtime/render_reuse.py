@@ -72,9 +72,7 @@ class Reuse:
         self._first_sig = None
         self._order_dirty = True
         self._stand_ins.clear()
-        self._twin_layout = None
-        self._twin_stale = None
-        self._flat_dirty.clear()
+        self._flat_rebind()
         self.rebinds += 1
 
     def _forget(self, oid: str) -> None:
@@ -130,7 +128,7 @@ def park(renderer) -> bool:
 def unpark(world, key: tuple):
     """The kept renderer, re-bound to `world`, when it drew an equal scene with the same settings;
     else it is released (one renderer's actors and window at a time: a worker's memory stays flat)."""
-    if _PARKED and _PARKED[0]._matches(world, key):
+    if _PARKED and _PARKED[-1]._matches(world, key):
         r = _PARKED.pop()
         r._rebind(world)
         return r
