@@ -200,7 +200,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins, Reuse):
         self._ghost_key: dict[str, tuple] = {}
         self._roles: dict[
             int, tuple
-        ] = {}  # id(actor) -> (shadow role, twin on, lights hidden, own lights) of its shader
+        ] = {}  # id(actor) -> (shadow role, twin on, lights hidden, own lights, plain, light kinds)
         self._lamp_src: list[
             tuple[str | None, bool]
         ] = []  # per lamp light: (its object, it lights that object alone)
@@ -208,6 +208,7 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins, Reuse):
         self._sources: dict[
             int, list
         ] = {}  # id(renderer) -> per light: (its object, it lights that object alone)
+        self._kinds: dict[int, tuple] = {}  # id(renderer) -> per light: (positional, spot)
         self._proxy_key: dict[str, tuple] = {}
         self._stand_ins: dict[tuple, object] = {}  # probe stand-in actors by pose (render_probe.py)
         self._actor_bounds: dict[str, tuple] = {}  # object -> (pose key, actors, bounds) (render_probe.py)
@@ -303,6 +304,8 @@ class Renderer(SceneActors, Lamps, ShadowMaps, ViewProbe, FlatTwins, Reuse):
             bool(self.sun_twin.GetSwitch()),
             tuple(self._sources.get(id(self.ren), ())),
             tuple(self._sources.get(id(self.xray), ())),
+            self._kinds.get(id(self.ren)),
+            self._kinds.get(id(self.xray)),
             id(w.scene),  # the last two: which scene and day-night (`_rebind` puts the new world's)
             id(w.day_night),
         )

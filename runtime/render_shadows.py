@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .camera import NEAR, Camera
+from .render_lights import light_kind_replacements
 from .world import ObjectState
 
 # --- shadow shaders ---------------------------------------------------------------------------------
@@ -291,13 +292,15 @@ class ShadowMaps:
             k for k, (src, _) in enumerate(srcs) if oid is not None and src == oid and self.lamp_cone < 90.0
         )  # (only spot lamps have shadow maps)
         plain = bool(in_xray or actor.GetProperty().GetOpacity() < 1.0)
-        if self._roles.get(id(actor)) == (role, twin, hidden, own, plain):
+        kinds = self._kinds.get(id(self.xray if in_xray else self.ren), ())
+        if self._roles.get(id(actor)) == (role, twin, hidden, own, plain, kinds):
             return
-        self._roles[id(actor)] = (role, twin, hidden, own, plain)
+        self._roles[id(actor)] = (role, twin, hidden, own, plain, kinds)
         sp = actor.GetShaderProperty()
         sp.ClearAllFragmentShaderReplacements()
         reps = _shadow_replacements(role, twin, self.width / self.height, own)
         reps += [(f"uniform vec3 lightColor{k};", f"const vec3 lightColor{k} = vec3(0.0);") for k in hidden]
+        reps += light_kind_replacements(kinds)
         if plain:
             reps.append(("void main()", "// drawn without the shadow pass\nvoid main()"))
         for old, new in reps:
