@@ -195,7 +195,11 @@ class WorldEnv(AnomalyTriggers):
         self.ticks = 0
         self.world.sim_time = 0.0
         self._control_tick()
-        frame = self._frame()
+        if self.step_images:
+            frame = self._frame()
+        else:  # drawn by `view()` when wanted
+            frame = None
+            self.renderer.pass_frame(self.camera())
         res = StepResult(0, None, frame, (), self.pose(), 0.0, 0.0, "start", 0.0, self.budget, False)
         self.history.append(res)
         if self.record_dir is not None:

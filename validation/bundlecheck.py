@@ -97,6 +97,7 @@ def _check_anomaly(
     seed: int,
     shadows: bool | None,
     problems: list[tuple[int, str]] = (),
+    starts: dict | None = None,
 ) -> _Checked:
     """Run one anomaly's plan in both worlds and apply every check to it (`task` has it as anchor)."""
     obs = observable(plan.observable)
@@ -105,7 +106,15 @@ def _check_anomaly(
         shadows = plan.category == Category.shadow_lighting
     try:
         pert = run_steps(
-            bdir, "perturbed", steps, obs.measure, seed=seed, shadows=shadows, depth=obs.depth, focus=task
+            bdir,
+            "perturbed",
+            steps,
+            obs.measure,
+            seed=seed,
+            shadows=shadows,
+            depth=obs.depth,
+            focus=task,
+            starts=starts,
         )
         probe = [e.sim_time for e in pert.events if e.event in ("fired", "deactivated")]
         clean = run_steps(
@@ -118,6 +127,7 @@ def _check_anomaly(
             depth=obs.depth,
             probe_times=probe,
             focus=task,
+            starts=starts,
         )
     except WacError as exc:
         return _Checked(None, None, "?", [f"the runtime refused the bundle: {exc}"], [], 0, error=str(exc))
@@ -176,7 +186,8 @@ def check_bundle(
         bundle=str(bdir),
     )
     problems = world_problems(task)
-    main = _check_anomaly(bdir, task, plan, steps, seed, shadows, problems)
+    starts: dict = {}  # every plan starts in the same two worlds: their start views, drawn once
+    main = _check_anomaly(bdir, task, plan, steps, seed, shadows, problems, starts)
     reasons, notes = list(main.reasons), list(main.notes)
     for other in plan.others:
         if other.anomaly >= len(task.anomalies):
@@ -192,6 +203,7 @@ def check_bundle(
             seed,
             shadows,
             problems,
+            starts,
         )
         reasons += [label + r for r in sub.reasons]
         notes += [label + n for n in sub.notes]

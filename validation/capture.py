@@ -237,14 +237,19 @@ def _tick_state(env, ids: Sequence[str], anchor_i: int) -> TickState:
     )
 
 
-def _sample(env, task: CompiledTask, measure, depth: bool, index: int, kind: str, caption: str) -> Sample:
+def _sample(
+    env, task: CompiledTask, measure, depth: bool, index: int, kind: str, caption: str, images=None
+) -> Sample:
     """One evidence sample of the running world: its frame, segmentation (and depth), pose and the
-    observable's measurements."""
-    frame = env.view()
-    if depth:
-        ids_img, depth_img = env.render_ids(with_depth=True)
+    observable's measurements; `images` (frame, ids, depth), when given, are this world's already."""
+    if images is not None:
+        frame, ids_img, depth_img = images
     else:
-        ids_img, depth_img = env.render_ids(), None
+        frame = env.view()
+        if depth:
+            ids_img, depth_img = env.render_ids(with_depth=True)
+        else:
+            ids_img, depth_img = env.render_ids(), None
     p = env.pose()
     return Sample(
         index=index,
@@ -260,6 +265,29 @@ def _sample(env, task: CompiledTask, measure, depth: bool, index: int, kind: str
         measure=measure(env, task) if measure else {},
         outcome=env.history[-1].outcome,
     )
+
+
+class _Samples(list):
+    """A run's samples, taken with `take`.  A sample with no action since the one before (a mark,
+    the final view after a captioned last step: `still`) shows what that one drew, and takes its
+    images; images are read-only, as samples and runs share them."""
+
+    def __init__(self, env, task: CompiledTask, measure, depth: bool) -> None:
+        super().__init__()
+        self.env, self.task, self.measure, self.depth = env, task, measure, depth
+        self.still = False  # no action since the last sample: the world and the view are as it drew them
+
+    def images(self, i: int) -> tuple:
+        return (self[i].frame, self[i].ids, self[i].depth)
+
+    def take(self, kind: str, caption: str, images=None) -> None:
+        if images is None and self.still:
+            images = self.images(-1)
+        self.append(_sample(self.env, self.task, self.measure, self.depth, len(self), kind, caption, images))
+        for a in self.images(-1):
+            if a is not None:
+                a.flags.writeable = False
+        self.still = True
 
 
 def _act(env, s: Step):
@@ -296,13 +324,16 @@ def run_steps(
     depth: bool = True,
     probe_times: Collection[float] = (),
     focus: CompiledTask | None = None,
+    starts: dict | None = None,
 ) -> Run:
     """Run `steps` in one variant; `measure(env, task)` -> dict is called at every sample.
 
     Every logged trigger event and every tick at one of `probe_times` (seconds, to 1 ms) also
     renders the segmentation and records each object's pixels: where the target was on screen
     when a change happened (after it, and just before it: `Run.event_before_px`).  `focus` is the bundle's task with the anomaly under check as its
-    anchor (a multi-anomaly task is checked one anomaly at a time).
+    anchor (a multi-anomaly task is checked one anomaly at a time).  `starts` keeps the start
+    view's images between runs of one bundle (the plans of a multi-anomaly task start in the same
+    worlds): a run whose world and frame settings were seen takes them from there, undrawn.
     """
     from wac.runtime.env import WorldEnv
 
@@ -353,30 +384,30 @@ def run_steps(
     env.add_tick_listener(tick_and_events)
     before_px: dict[int, dict] = {}  # event index -> pixels just before its change (the world unchanged yet)
     env.add_switch_listener(lambda an, on: before_px.setdefault(len(env.events), counts()))
-    samples: list[Sample] = []
+    samples = _Samples(env, task, measure, depth)
     records: list[StepRecord] = []
     error = None
-
-    def take(kind: str, caption: str) -> None:
-        samples.append(_sample(env, task, measure, depth, len(samples), kind, caption))
-
     try:
         states_start = {oid: signature(st) for oid, st in env.world.objects.items()}
         world_start = world_signature(env.world)
         ticks.append(_tick_state(env, ids, ai))
-        take("start", "Start view.")
+        key = (variant, seed, width, height, shadows, depth)
+        samples.take("start", "Start view.", starts.get(key) if starts is not None else None)
+        if starts is not None:
+            starts.setdefault(key, samples.images(0))
         for s in steps:
             if s.action == "mark":
-                take("mark", s.caption)
+                samples.take("mark", s.caption)
                 continue
             rec, res = _act(env, s)
+            samples.still = False
             records.append(rec)
             if not res.ok:
                 error = f"action '{s.text()}' was refused: {res.outcome.removeprefix('ERROR: ')}"
                 break
             if s.caption:
-                take("after", s.caption)
-        take("end", "Final view.")
+                samples.take("after", s.caption)
+        samples.take("end", "Final view.")
         states_end = {oid: signature(st) for oid, st in env.world.objects.items()}
         world_end = world_signature(env.world)
         events = tuple(env.events)

@@ -13,6 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from validation_helpers import ROOT, build
 
@@ -175,3 +176,65 @@ def test_one_change_ignores_a_rounding_step_but_not_a_move():
     assert check_one_change(task, run(5.89), run(5.90)) == ([], [])
     reasons, _ = check_one_change(task, run(5.89), run(5.94))
     assert reasons and "barrel_9 differs after load (position)" in reasons[0]
+
+
+def test_the_plans_of_a_multi_anomaly_task_draw_their_start_views_once(built, monkeypatch):
+    """Every plan of a multi-anomaly task starts in the same clean and perturbed worlds: their start
+    views are drawn for the first plan only, and every verdict field comes out as when each plan's
+    runs draw their own."""
+    import wac.validation.bundlecheck as bc
+    from wac.bundle.reader import Bundle
+    from wac.runtime.render import Renderer
+
+    bundle = built / "living_05_m2_c2"
+    assert len(Bundle.open(bundle).plan().others) == 1
+    drawn = []
+    real_render = Renderer.render
+    monkeypatch.setattr(Renderer, "render", lambda self, cam: drawn.append(1) or real_render(self, cam))
+
+    def fields(r):
+        return {k: v for k, v in r.as_dict().items() if k != "seconds"}
+
+    shared = check_bundle(bundle)
+    n_shared = len(drawn)
+    drawn.clear()
+    real_run = bc.run_steps
+    monkeypatch.setattr(bc, "run_steps", lambda *a, starts=None, **kw: real_run(*a, **kw))
+    own = check_bundle(bundle)
+    assert shared.passed and fields(shared) == fields(own)
+    assert len(drawn) - n_shared == 2  # the second plan's clean and perturbed start views
+
+
+def test_a_sample_with_no_action_since_the_last_shows_what_that_one_drew(demos, monkeypatch):
+    """A mark straight after the start view, and the final view after a captioned last step, take
+    the images of the sample before (nothing moved, the view is the same): the run's samples are
+    the ones drawing every sample gives, with two draws of each kind fewer."""
+    import wac.validation.capture as cap
+    from wac.runtime.render import Renderer
+    from wac.validation.capture import Step, run_steps
+
+    steps = [
+        Step("mark", (), "the start again"),
+        Step("turn", (("degrees", 40.0),), "turned"),
+        Step("move", (("direction", "forward"), ("distance_m", 1.0)), "moved"),
+    ]
+    drawn = []
+    real_render, real_ids = Renderer.render, Renderer.render_ids
+    monkeypatch.setattr(Renderer, "render", lambda self, cam: drawn.append("rgb") or real_render(self, cam))
+    monkeypatch.setattr(
+        Renderer, "render_ids", lambda self, *a, **kw: drawn.append("ids") or real_ids(self, *a, **kw)
+    )
+    bundle = demos / "existence_demo"
+    shared = run_steps(bundle, "perturbed", steps, depth=True)
+    n_shared = list(drawn)
+    drawn.clear()
+    real_sample = cap._sample
+    monkeypatch.setattr(cap, "_sample", lambda *a: real_sample(*a[:7]))  # always draws
+    own = run_steps(bundle, "perturbed", steps, depth=True)
+    assert [s.kind for s in own.samples] == ["start", "mark", "after", "after", "end"]
+    for a, b in zip(shared.samples, own.samples, strict=True):
+        assert np.array_equal(a.frame, b.frame) and np.array_equal(a.ids, b.ids)
+        assert np.array_equal(a.depth, b.depth) and a.measure == b.measure and a.pose == b.pose
+    assert drawn.count("rgb") - n_shared.count("rgb") == 2
+    assert drawn.count("ids") - n_shared.count("ids") == 2
+    assert not np.array_equal(own.samples[0].frame, own.samples[-1].frame)
