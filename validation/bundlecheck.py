@@ -104,31 +104,11 @@ def _check_anomaly(
     reasons = static_checks(task, plan)
     if shadows is None:
         shadows = plan.category == Category.shadow_lighting
+    same = dict(seed=seed, shadows=shadows, depth=obs.depth, focus=task, starts=starts)
     try:
-        pert = run_steps(
-            bdir,
-            "perturbed",
-            steps,
-            obs.measure,
-            seed=seed,
-            shadows=shadows,
-            depth=obs.depth,
-            focus=task,
-            starts=starts,
-        )
+        pert = run_steps(bdir, "perturbed", steps, obs.measure, **same)
         probe = [e.sim_time for e in pert.events if e.event in ("fired", "deactivated")]
-        clean = run_steps(
-            bdir,
-            "clean",
-            steps,
-            obs.measure,
-            seed=seed,
-            shadows=shadows,
-            depth=obs.depth,
-            probe_times=probe,
-            focus=task,
-            starts=starts,
-        )
+        clean = run_steps(bdir, "clean", steps, obs.measure, probe_times=probe, **same)
     except WacError as exc:
         return _Checked(None, None, "?", [f"the runtime refused the bundle: {exc}"], [], 0, error=str(exc))
     for run in (pert, clean):
