@@ -117,8 +117,8 @@ class WorldEnv(AnomalyTriggers):
         (the runner's closer-start and budget-multiplier ablations).  `film_images=False` keeps the film
         frames' times and poses but makes no image for them (for agents that never look); the world and
         the final frames come out exactly as with images (`Renderer.pass_frame`).  `step_images=False` does
-        the same for the frame at the end of each action (`StepResult.frame` is None; `view()` renders
-        the current one when wanted): for checks that look at a few of the frames only."""
+        the same for the start frame and the frame at the end of each action (`StepResult.frame` is
+        None; `view()` renders the current one when wanted): for checks that look at a few frames only."""
         if variant not in ("clean", "perturbed"):
             raise UsageError(f"variant must be 'clean' or 'perturbed', got {variant!r}")
         self.task, self.bundle_dir = load_task(bundle_or_task)
