@@ -128,7 +128,7 @@ class WorldEnv(AnomalyTriggers):
         self.film_interval = film_interval_s if film_interval_s and film_interval_s > 0 else None
         self.timing = timing  # seconds per action and film sampling (timing.py)
         self.film_images = film_images
-        self.step_images = step_images
+        self.step_images = step_images or record_dir is not None  # a recording keeps every step's frame
         self.shadows = shadows
         self.record_dir = Path(record_dir) if record_dir else None
         self.start_override = tuple(float(v) for v in start) if start is not None else None

@@ -60,6 +60,25 @@ def test_record_read_and_replay(tmp_path):
     assert all((again.frame(i) == tr.frame(i)).all() for i in range(4))
 
 
+def test_a_recording_keeps_every_frame_even_when_step_images_are_off(tmp_path):
+    """`step_images=False` skips frames nobody looks at; a recording looks at all of them."""
+    out = tmp_path / "run"
+    env = WorldEnv(
+        _hide_task(),
+        "perturbed",
+        width=160,
+        height=120,
+        film_interval_s=None,
+        record_dir=out,
+        step_images=False,
+    )
+    env.step("turn 30")
+    env.close()
+    tr = read_trajectory(out)
+    assert [s["frame"] for s in tr.steps] == ["step_000.png", "step_001.png"]
+    assert tr.frame(0).shape == tr.frame(1).shape == (120, 160, 3)
+
+
 def test_events_say_whether_the_target_was_in_view_when_the_trigger_fired(tmp_path):
     # look_away fires once the crate is out of view; an `after` trigger fires in plain view
     seen = task(
