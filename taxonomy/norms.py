@@ -21,11 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from importlib import resources
-
-import yaml
 
 from wac.errors import TaxonomyError
+from wac.taxonomy.registry import _load_yaml
 
 Range = tuple[float, float]
 MOUNTS = ("stands", "hangs", "wall", "lies", "floats", "any")  # floats: hovers by nature (a fish, a bird)
@@ -211,9 +209,7 @@ def head_noun(name: str) -> str:
 @lru_cache(maxsize=1)
 def norms() -> Norms:
     """The norms of `norms.yaml` beside this module (read once per process)."""
-    text = resources.files("wac.taxonomy").joinpath("norms.yaml").read_text(encoding="utf-8")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's: 0.15 -> 0.02 s a process
-    return load_norms(yaml.load(text, Loader=loader) or {})
+    return load_norms(_load_yaml("norms.yaml") or {})  # the registry's reader: libyaml's loader
 
 
 def load_norms(data: dict) -> Norms:
